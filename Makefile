@@ -1,0 +1,84 @@
+# routeshift — build, test and benchmark. See README.md.
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+BIN        := $(CURDIR)/bin
+GO         ?= go
+K8S_VER    := v1.37.0
+CONTROLLER_GEN_VER := v0.23.0
+FUZZTIME   ?= 10s
+TOOLS_STAMP := $(BIN)/.tools-$(shell cat tests/tools/go.mod tests/tools/go.sum | sha256sum | cut -c1-16)
+K8S_LDFLAGS := -s -w \
+	-X k8s.io/component-base/version.gitVersion=$(K8S_VER) \
+	-X k8s.io/component-base/version.gitMajor=1 \
+	-X k8s.io/component-base/version.gitMinor=37 \
+	-X k8s.io/component-base/version.gitTreeState=clean
+# Fuzz targets: package and function, one per line of `make fuzz`.
+FUZZ_TARGETS := ./routecore:FuzzDefaultValidateJSON ./routecore:FuzzDefaultValidateFields
+
+.PHONY: help
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+
+.PHONY: build
+build: ## build bin/routeshift
+	$(GO) build -o $(BIN)/routeshift .
+
+.PHONY: test
+test: tools generate-check lint ## everything CI runs: unit, integration (real apiserver, kubectl), a short fuzz
+	CI=$${CI:-} $(GO) test -count=1 -timeout 30m ./...
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
+
+.PHONY: tools
+tools: $(TOOLS_STAMP) haproxy $(BIN)/controller-gen ## build kube-apiserver, kube-controller-manager, kubectl, etcd into bin/ (cached); ensure HAProxy
+
+$(TOOLS_STAMP): tests/tools/go.mod tests/tools/go.sum
+	@mkdir -p $(BIN)
+	@echo ">> building etcd (≈1.5 min cold)"
+	cd tests/tools && $(GO) build -trimpath -ldflags '-s -w' -o $(BIN)/etcd go.etcd.io/etcd/server/v3
+	@echo ">> building kube-apiserver $(K8S_VER) (≈10 min cold)"
+	cd tests/tools && $(GO) build -trimpath -ldflags '$(K8S_LDFLAGS)' -o $(BIN)/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
+	@echo ">> building kube-controller-manager $(K8S_VER) (≈2 min)"
+	cd tests/tools && $(GO) build -trimpath -ldflags '$(K8S_LDFLAGS)' -o $(BIN)/kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager
+	@echo ">> building kubectl $(K8S_VER)"
+	cd tests/tools && $(GO) build -trimpath -ldflags '$(K8S_LDFLAGS)' -o $(BIN)/kubectl k8s.io/kubernetes/cmd/kubectl
+	@rm -f $(BIN)/.tools-*
+	@touch $@
+
+$(BIN)/controller-gen:
+	GOBIN=$(BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VER)
+
+.PHONY: haproxy
+haproxy: ## install HAProxy (Debian package) when missing
+	@if command -v haproxy >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo ">> installing haproxy"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy) >/dev/null; \
+	else echo "HAProxy >= 2.6 is required: run 'sudo apt-get install -y haproxy'"; exit 1; fi
+	@haproxy -v | head -1
+
+.PHONY: generate
+generate: $(BIN)/controller-gen ## regenerate deepcopy code and the CRD from routecore's types
+	$(BIN)/controller-gen object paths=./routecore/...
+	$(BIN)/controller-gen crd paths=./routecore/... output:crd:artifacts:config=manifests/crd
+
+.PHONY: generate-check
+generate-check: generate ## fail if generated files are out of date
+	@if [ -n "$$(git status --porcelain -- routecore/zz_generated.deepcopy.go manifests/crd)" ]; then \
+		git status --porcelain -- routecore/zz_generated.deepcopy.go manifests/crd; \
+		echo "generated files changed: run 'make generate' and commit the result"; exit 1; fi
+
+.PHONY: lint
+lint: ## gofmt and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt'ed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+.PHONY: fuzz
+fuzz: ## run every fuzz target for FUZZTIME (default 10s)
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo ">> fuzz $$pkg $$fn ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
+
+.PHONY: bench
+bench: ## run the benchmarks and write BENCHMARKS.md
+	.ci/bench
