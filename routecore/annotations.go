@@ -1,0 +1,484 @@
+package routecore
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Route annotation keys: the seeds' catalogue (seed 000 "Route Annotations",
+// seed 002 table 5.5) plus the aliases OpenShift also honours and the
+// routeshift exact-path annotation.
+const (
+	AnnBalance                  = "haproxy.router.openshift.io/balance"
+	AnnDisableCookies           = "haproxy.router.openshift.io/disable_cookies"
+	AnnCookieName               = "router.openshift.io/cookie_name"
+	AnnCookieNameLegacy         = "haproxy.router.openshift.io/cookie_name"
+	AnnCookieSameSite           = "router.openshift.io/cookie-same-site"
+	AnnPodConcurrentConnections = "haproxy.router.openshift.io/pod-concurrent-connections"
+	AnnRateLimit                = "haproxy.router.openshift.io/rate-limit-connections"
+	AnnRateLimitConcurrentTCP   = "haproxy.router.openshift.io/rate-limit-connections.concurrent-tcp"
+	AnnRateLimitRateHTTP        = "haproxy.router.openshift.io/rate-limit-connections.rate-http"
+	AnnRateLimitRateTCP         = "haproxy.router.openshift.io/rate-limit-connections.rate-tcp"
+	AnnTimeout                  = "haproxy.router.openshift.io/timeout"
+	AnnHealthCheckInterval      = "router.openshift.io/haproxy.health.check.interval"
+	AnnIPWhitelist              = "haproxy.router.openshift.io/ip_whitelist"
+	AnnIPAllowlist              = "haproxy.router.openshift.io/ip_allowlist"
+	AnnHSTSHeader               = "haproxy.router.openshift.io/hsts_header"
+	AnnPoolSize                 = "router.openshift.io/pool-size"
+	// AnnPathType set to Exact makes routeshift's router match spec.path
+	// exactly instead of as a prefix; the Ingress controller sets it for
+	// Ingress paths of pathType Exact. Other routers ignore it and match a
+	// prefix.
+	AnnPathType = "routeshift.io/path-type"
+)
+
+// Overrides are the typed values of a route's annotations: per-route
+// settings that override the router's defaults. A zero field means "not
+// set": the router applies its own default (usually an environment variable).
+// +kubebuilder:object:generate=false
+type Overrides struct {
+	// Balance is the load-balancing algorithm: roundrobin, leastconn, source or random.
+	Balance string
+	// DisableCookies turns off sticky-session cookies.
+	DisableCookies bool
+	// CookieName names the sticky-session cookie.
+	CookieName string
+	// CookieSameSite is the SameSite attribute of that cookie: Lax, Strict or None.
+	CookieSameSite string
+	// PodConcurrentConnections caps connections to each endpoint (0: no cap).
+	PodConcurrentConnections int32
+	// RateLimit turns on the three per-source-address limits below.
+	RateLimit bool
+	// ConcurrentTCP limits concurrent TCP connections per source address.
+	ConcurrentTCP int32
+	// RateHTTP limits HTTP requests per source address per 10 seconds.
+	RateHTTP int32
+	// RateTCP limits new TCP connections per source address per 10 seconds.
+	RateTCP int32
+	// Timeout is the server-side timeout.
+	Timeout time.Duration
+	// HealthCheckInterval is the interval between endpoint health checks.
+	HealthCheckInterval time.Duration
+	// IPAllowlist lists the source addresses and CIDRs allowed to connect;
+	// nil allows everyone.
+	IPAllowlist []string
+	// HSTSHeader is the Strict-Transport-Security value to add to responses.
+	HSTSHeader string
+	// PoolSize is the dynamic server pool size (blueprint routes).
+	PoolSize int32
+	// ExactPath makes the router match spec.path exactly.
+	ExactPath bool
+}
+
+// Annotation is one entry of the catalogue: how a route annotation is
+// validated, what it sets, and what applies when it is absent. The webhook
+// rejects values the validator refuses; the router, which must survive
+// objects that bypassed the webhook, ignores them.
+// +kubebuilder:object:generate=false
+type Annotation struct {
+	// Key is the annotation key.
+	Key string
+	// Help says what the annotation does and what values it takes.
+	Help string
+	// Default says what applies when the annotation is absent.
+	Default string
+	// OnlyFor lists the terminations ("" for plain HTTP) the annotation has
+	// an effect on; empty means all.
+	OnlyFor []TLSTerminationType
+	// Requires names a boolean annotation that must be "true" for this one to
+	// have an effect.
+	Requires string
+
+	// validate returns an error whose Field the caller fills in, so that
+	// valid values cost no path allocation.
+	validate func(value string) *field.Error
+	apply    func(value string, o *Overrides)
+}
+
+// Validate checks a value of the annotation, returning nil when it is valid.
+func (a *Annotation) Validate(path *field.Path, value string) *field.Error {
+	return at(a.validate(value), path)
+}
+
+// at sets the path of an error from a catalogue validator.
+func at(err *field.Error, path *field.Path) *field.Error {
+	if err != nil {
+		err.Field = path.String()
+	}
+	return err
+}
+
+var (
+	onlyTLSTerminating = []TLSTerminationType{TLSTerminationEdge, TLSTerminationReencrypt}
+	onlyHTTP           = []TLSTerminationType{"", TLSTerminationEdge, TLSTerminationReencrypt}
+)
+
+// AnnotationCatalogue lists every route annotation routeshift understands, in
+// documentation order. Later entries win where two keys set the same value
+// (ip_allowlist over ip_whitelist, router.openshift.io/cookie_name over the
+// legacy key).
+var AnnotationCatalogue = []Annotation{
+	{Key: AnnBalance, Help: "Load-balancing algorithm: roundrobin, leastconn, source or random.",
+		Default:  "ROUTER_TCP_BALANCE_SCHEME (source) for passthrough routes, else ROUTER_LOAD_BALANCE_ALGORITHM (leastconn)",
+		validate: oneOf("roundrobin", "leastconn", "source", "random"), apply: func(v string, o *Overrides) { o.Balance = v }},
+	{Key: AnnDisableCookies, Help: "true or TRUE turns off sticky-session cookies; the balance algorithm then picks the endpoint for every request.",
+		Default: "false", OnlyFor: onlyHTTP,
+		validate: boolean, apply: func(v string, o *Overrides) { o.DisableCookies = isTrue(v) }},
+	{Key: AnnCookieNameLegacy, Help: "Name of the sticky-session cookie (3.7-era key; router.openshift.io/cookie_name wins when both are set).",
+		Default: "ROUTER_COOKIE_NAME, else a hash of the route's namespace and name", OnlyFor: onlyHTTP,
+		validate: cookieName, apply: func(v string, o *Overrides) { o.CookieName = v }},
+	{Key: AnnCookieName, Help: "Name of the sticky-session cookie: letters, digits, '_' and '-'.",
+		Default: "ROUTER_COOKIE_NAME, else a hash of the route's namespace and name", OnlyFor: onlyHTTP,
+		validate: cookieName, apply: func(v string, o *Overrides) { o.CookieName = v }},
+	{Key: AnnCookieSameSite, Help: "SameSite attribute of the sticky-session cookie: Lax, Strict or None (None also sets Secure).",
+		Default: "no SameSite attribute", OnlyFor: onlyTLSTerminating,
+		validate: oneOf("Lax", "Strict", "None"), apply: func(v string, o *Overrides) { o.CookieSameSite = v }},
+	{Key: AnnPodConcurrentConnections, Help: "Maximum connections from this router to each endpoint; 0 means no limit.",
+		Default:  "0 (no limit)",
+		validate: integer(0), apply: func(v string, o *Overrides) { o.PodConcurrentConnections = atoi32(v) }},
+	{Key: AnnRateLimit, Help: "true or TRUE turns on the per-source-address rate limits below.",
+		Default:  "false",
+		validate: boolean, apply: func(v string, o *Overrides) { o.RateLimit = isTrue(v) }},
+	{Key: AnnRateLimitConcurrentTCP, Help: "Concurrent TCP connections allowed per source address.",
+		Default: "no limit", Requires: AnnRateLimit,
+		validate: integer(1), apply: func(v string, o *Overrides) { o.ConcurrentTCP = atoi32(v) }},
+	{Key: AnnRateLimitRateHTTP, Help: "HTTP requests allowed per source address per 10 seconds.",
+		Default: "no limit", Requires: AnnRateLimit,
+		validate: integer(1), apply: func(v string, o *Overrides) { o.RateHTTP = atoi32(v) }},
+	{Key: AnnRateLimitRateTCP, Help: "New TCP connections allowed per source address per 10 seconds.",
+		Default: "no limit", Requires: AnnRateLimit,
+		validate: integer(1), apply: func(v string, o *Overrides) { o.RateTCP = atoi32(v) }},
+	{Key: AnnTimeout, Help: "Server-side timeout (TimeUnit, e.g. 5500ms or 30s).",
+		Default:  "ROUTER_DEFAULT_SERVER_TIMEOUT (30s)",
+		validate: timeUnit, apply: func(v string, o *Overrides) { o.Timeout, _ = ParseTimeUnit(v) }},
+	{Key: AnnHealthCheckInterval, Help: "Interval between endpoint health checks (TimeUnit).",
+		Default:  "ROUTER_BACKEND_CHECK_INTERVAL (5000ms)",
+		validate: timeUnit, apply: func(v string, o *Overrides) { o.HealthCheckInterval, _ = ParseTimeUnit(v) }},
+	{Key: AnnIPWhitelist, Help: "Space-separated IP addresses and CIDRs allowed to connect; others are refused (older name of ip_allowlist).",
+		Default:  "every source allowed",
+		validate: ipList, apply: func(v string, o *Overrides) { o.IPAllowlist = strings.Fields(v) }},
+	{Key: AnnIPAllowlist, Help: "Space-separated IP addresses and CIDRs allowed to connect; others are refused. Wins over ip_whitelist.",
+		Default:  "every source allowed",
+		validate: ipList, apply: func(v string, o *Overrides) { o.IPAllowlist = strings.Fields(v) }},
+	{Key: AnnHSTSHeader, Help: "Strict-Transport-Security header: max-age=<seconds>[;includeSubDomains][;preload].",
+		Default: "no header", OnlyFor: onlyTLSTerminating,
+		validate: hsts, apply: func(v string, o *Overrides) { o.HSTSHeader = v }},
+	{Key: AnnPoolSize, Help: "Size of the pre-allocated server pool for blueprint routes.",
+		Default:  "ROUTER_BLUEPRINT_ROUTE_POOL_SIZE (10)",
+		validate: integer(1), apply: func(v string, o *Overrides) { o.PoolSize = atoi32(v) }},
+	{Key: AnnPathType, Help: "Exact matches spec.path exactly; Prefix (the default) matches it as a path prefix. Other routers always match a prefix.",
+		Default: "Prefix", OnlyFor: onlyHTTP,
+		validate: oneOf("Prefix", "Exact"), apply: func(v string, o *Overrides) { o.ExactPath = v == "Exact" }},
+}
+
+// annotationIndex finds catalogue entries by key.
+var annotationIndex = func() map[string]*Annotation {
+	m := make(map[string]*Annotation, len(AnnotationCatalogue))
+	for i := range AnnotationCatalogue {
+		m[AnnotationCatalogue[i].Key] = &AnnotationCatalogue[i]
+	}
+	return m
+}()
+
+// LookupAnnotation returns the catalogue entry for key.
+func LookupAnnotation(key string) (*Annotation, bool) {
+	a, ok := annotationIndex[key]
+	return a, ok
+}
+
+// ParseAnnotations validates the router annotations of a route and returns
+// their typed values. Values that fail validation are reported and left
+// unset, so a caller that only wants the usable values (the router) can
+// ignore the errors, and one that must refuse (the webhook) can return them.
+func ParseAnnotations(annotations map[string]string, fldPath *field.Path) (Overrides, field.ErrorList) {
+	var o Overrides
+	var errs field.ErrorList
+	for i := range AnnotationCatalogue {
+		a := &AnnotationCatalogue[i]
+		v, ok := annotations[a.Key]
+		if !ok {
+			continue
+		}
+		if err := checkAnnotationValue(fldPath, a.Key, v); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		a.apply(v, &o)
+	}
+	return o, errs
+}
+
+// RouterAnnotationScope reports whether key belongs to the router
+// annotations whose values routeshift owns: the haproxy.router.openshift.io,
+// router.openshift.io and route.openshift.io prefixes (and any
+// *.router.openshift.io), and routeshift.io.
+func RouterAnnotationScope(key string) bool {
+	prefix, _, ok := strings.Cut(key, "/")
+	return ok && (prefix == "router.openshift.io" || strings.HasSuffix(prefix, ".router.openshift.io") ||
+		prefix == "route.openshift.io" || prefix == "routeshift.io")
+}
+
+// validateAnnotationValues rejects control characters in router annotation
+// values (a newline would inject configuration) and every invalid catalogue
+// value. On update (old != nil) a value equal to the old one is not
+// re-checked, so stored routes stay editable.
+func validateAnnotationValues(annotations map[string]string, keys []string, old map[string]string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, key := range keys {
+		v := annotations[key]
+		if !RouterAnnotationScope(key) {
+			continue
+		}
+		if ov, ok := old[key]; ok && ov == v {
+			continue
+		}
+		if err := checkAnnotationValue(fldPath, key, v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// checkAnnotationValue is the one check of an annotation value: no control
+// characters, then the catalogue entry's own rule.
+func checkAnnotationValue(annotations *field.Path, key, v string) *field.Error {
+	if hasControlCharacter(v) {
+		return field.Invalid(annotations.Key(key), v, "must not contain control characters such as newlines or tabs")
+	}
+	if a, ok := annotationIndex[key]; ok {
+		if err := a.validate(v); err != nil {
+			return at(err, annotations.Key(key))
+		}
+	}
+	return nil
+}
+
+// validateAnnotationKeys checks, in key order, that annotation keys are
+// qualified names (case-insensitive) and that all annotations fit in the
+// API's size limit. Catalogue keys are known to be well formed.
+func validateAnnotationKeys(annotations map[string]string, keys []string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range keys {
+		if _, known := annotationIndex[k]; known {
+			continue
+		}
+		for _, msg := range validation.IsQualifiedName(strings.ToLower(k)) {
+			errs = append(errs, field.Invalid(fldPath, k, msg))
+		}
+	}
+	if apivalidation.ValidateAnnotationsSize(annotations) != nil {
+		errs = append(errs, field.TooLong(fldPath, "", apivalidation.TotalAnnotationSizeLimitB))
+	}
+	return errs
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func hasControlCharacter(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+			return true
+		}
+	}
+	return false
+}
+
+func isTrue(v string) bool { return v == "true" || v == "TRUE" }
+
+func atoi32(v string) int32 {
+	n, _ := strconv.ParseInt(v, 10, 32)
+	return int32(n)
+}
+
+// oneOf accepts exactly the listed values (case-sensitive, as the router
+// compares them).
+func oneOf(values ...string) func(string) *field.Error {
+	return func(v string) *field.Error {
+		if !slices.Contains(values, v) {
+			return field.NotSupported(nil, v, values)
+		}
+		return nil
+	}
+}
+
+var boolean = oneOf("true", "TRUE", "false", "FALSE")
+
+func integer(minimum int64) func(string) *field.Error {
+	detail := "must be a whole number from 1 up"
+	if minimum == 0 {
+		detail = "must be a whole number from 0 up (0 means no limit)"
+	}
+	return func(v string) *field.Error {
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || n < minimum || strings.HasPrefix(v, "+") {
+			return field.Invalid(nil, v, detail)
+		}
+		return nil
+	}
+}
+
+func timeUnit(v string) *field.Error {
+	if _, err := ParseTimeUnit(v); err != nil {
+		return field.Invalid(nil, v, err.Error())
+	}
+	return nil
+}
+
+func cookieName(v string) *field.Error {
+	if v == "" || strings.IndexFunc(v, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-')
+	}) >= 0 {
+		return field.Invalid(nil, v, "must consist of letters, digits, '_' and '-'")
+	}
+	return nil
+}
+
+func ipList(v string) *field.Error {
+	for tok := range strings.FieldsSeq(v) {
+		if !isIPOrCIDR(tok) {
+			return field.Invalid(nil, tok, `is not an IP address or CIDR; use a space-separated list such as "192.168.1.10 10.0.0.0/8"`)
+		}
+	}
+	return nil
+}
+
+// isIPOrCIDR accepts IPv4 and IPv6 addresses and prefixes, without zones.
+func isIPOrCIDR(s string) bool {
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		return err == nil && p.Addr().Zone() == ""
+	}
+	a, err := netip.ParseAddr(s)
+	return err == nil && a.Zone() == ""
+}
+
+// hsts accepts max-age=<seconds> with optional includeSubDomains and preload
+// directives, separated by ';', in any order, each at most once.
+func hsts(v string) *field.Error {
+	const maxAge, includeSubDomains, preload = 1, 2, 4
+	seen := 0
+	for raw := range strings.SplitSeq(v, ";") {
+		d, bit := strings.TrimSpace(raw), 0
+		switch {
+		case strings.EqualFold(d, "includeSubDomains"):
+			bit = includeSubDomains
+		case strings.EqualFold(d, "preload"):
+			bit = preload
+		case isMaxAge(d):
+			bit = maxAge
+		}
+		if bit == 0 || seen&bit != 0 {
+			seen = -1
+			break
+		}
+		seen |= bit
+	}
+	if seen < 0 || seen&maxAge == 0 {
+		return field.Invalid(nil, v, "must be max-age=<seconds>, optionally followed by ;includeSubDomains and ;preload")
+	}
+	return nil
+}
+
+// isMaxAge accepts max-age=<digits>, case-insensitive, with optional spaces
+// around "=" and optional quotes around the number (RFC 6797).
+func isMaxAge(d string) bool {
+	name, value, ok := strings.Cut(d, "=")
+	if !ok || !strings.EqualFold(strings.TrimSpace(name), "max-age") {
+		return false
+	}
+	value = strings.TrimSpace(value)
+	if len(value) >= 2 && value[0] == '"' && value[len(value)-1] == '"' {
+		value = value[1 : len(value)-1]
+	}
+	return value != "" && strings.Trim(value, "0123456789") == ""
+}
+
+// annotationWarnings returns, for the route's router annotations, a warning
+// for each unknown key (with the closest known key) and each known key that
+// has no effect on this route.
+func annotationWarnings(route *Route) []string {
+	var warnings []string
+	termination := TLSTerminationType("")
+	if route.Spec.TLS != nil {
+		termination = route.Spec.TLS.Termination
+	}
+	for _, key := range sortedKeys(route.Annotations) {
+		path := field.NewPath("metadata", "annotations").Key(key).String()
+		a, known := annotationIndex[key]
+		switch {
+		case !known && unknownScope(key):
+			msg := fmt.Sprintf("%s: unknown router annotation; it has no effect", path)
+			if s := closestAnnotation(key); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			warnings = append(warnings, msg)
+		case known && len(a.OnlyFor) > 0 && !slices.Contains(a.OnlyFor, termination):
+			warnings = append(warnings, fmt.Sprintf("%s: has no effect on %s", path, terminationNoun(termination)))
+		case known && a.Requires != "" && !isTrue(route.Annotations[a.Requires]):
+			warnings = append(warnings, fmt.Sprintf("%s: has no effect unless %s is \"true\"", path, a.Requires))
+		}
+	}
+	return warnings
+}
+
+// unknownScope reports whether an unknown key is one routeshift would
+// recognise if it were spelt right.
+func unknownScope(key string) bool {
+	prefix, _, _ := strings.Cut(key, "/")
+	return prefix == "router.openshift.io" || strings.HasSuffix(prefix, ".router.openshift.io") || prefix == "routeshift.io"
+}
+
+func terminationNoun(t TLSTerminationType) string {
+	if t == "" {
+		return "routes without TLS"
+	}
+	return string(t) + " routes"
+}
+
+// closestAnnotation returns the known key nearest to key by edit distance,
+// or "" when none is close enough to be a plausible typo.
+func closestAnnotation(key string) string {
+	best, bestDist := "", len(key)/3+2
+	for i := range AnnotationCatalogue {
+		k := AnnotationCatalogue[i].Key
+		if d := editDistance(key, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

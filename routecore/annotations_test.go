@@ -1,0 +1,145 @@
+package routecore
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+const timeUnitDetail = "must be a TimeUnit: a whole number from 1 up, optionally followed by us, ms, s, m, h or d (no unit means ms), for example 5500ms or 30s"
+
+// TestValidateAnnotations pins the accepted and rejected values of every
+// catalogue entry, and the control-character rule.
+func TestValidateAnnotations(t *testing.T) {
+	tests := []struct {
+		key, value string
+		want       []string
+	}{
+		{AnnBalance, "roundrobin", nil},
+		{AnnBalance, "leastconn", nil},
+		{AnnBalance, "source", nil},
+		{AnnBalance, "random", nil},
+		{AnnBalance, "RoundRobin", []string{`metadata.annotations[haproxy.router.openshift.io/balance]: Unsupported value: "RoundRobin": supported values: "roundrobin", "leastconn", "source", "random"`}},
+		{AnnBalance, "roundrobin leastconn", []string{`metadata.annotations[haproxy.router.openshift.io/balance]: Unsupported value: "roundrobin leastconn": supported values: "roundrobin", "leastconn", "source", "random"`}},
+		{AnnDisableCookies, "TRUE", nil},
+		{AnnDisableCookies, "false", nil},
+		{AnnDisableCookies, "yes", []string{`metadata.annotations[haproxy.router.openshift.io/disable_cookies]: Unsupported value: "yes": supported values: "true", "TRUE", "false", "FALSE"`}},
+		{AnnCookieName, "my_cookie-1", nil},
+		{AnnCookieName, "my cookie", []string{`metadata.annotations[router.openshift.io/cookie_name]: Invalid value: "my cookie": must consist of letters, digits, '_' and '-'`}},
+		{AnnCookieNameLegacy, "a;b", []string{`metadata.annotations[haproxy.router.openshift.io/cookie_name]: Invalid value: "a;b": must consist of letters, digits, '_' and '-'`}},
+		{AnnCookieSameSite, "Strict", nil},
+		{AnnCookieSameSite, "lax", []string{`metadata.annotations[router.openshift.io/cookie-same-site]: Unsupported value: "lax": supported values: "Lax", "Strict", "None"`}},
+		{AnnPodConcurrentConnections, "0", nil},
+		{AnnPodConcurrentConnections, "-1", []string{`metadata.annotations[haproxy.router.openshift.io/pod-concurrent-connections]: Invalid value: "-1": must be a whole number from 0 up (0 means no limit)`}},
+		{AnnRateLimit, "true", nil},
+		{AnnRateLimitConcurrentTCP, "10", nil},
+		{AnnRateLimitConcurrentTCP, "0", []string{`metadata.annotations[haproxy.router.openshift.io/rate-limit-connections.concurrent-tcp]: Invalid value: "0": must be a whole number from 1 up`}},
+		{AnnRateLimitRateHTTP, "ten", []string{`metadata.annotations[haproxy.router.openshift.io/rate-limit-connections.rate-http]: Invalid value: "ten": must be a whole number from 1 up`}},
+		{AnnRateLimitRateTCP, "+5", []string{`metadata.annotations[haproxy.router.openshift.io/rate-limit-connections.rate-tcp]: Invalid value: "+5": must be a whole number from 1 up`}},
+		{AnnRateLimitRateTCP, "99999999999", []string{`metadata.annotations[haproxy.router.openshift.io/rate-limit-connections.rate-tcp]: Invalid value: "99999999999": must be a whole number from 1 up`}},
+		{AnnTimeout, "5500ms", nil},
+		{AnnTimeout, "5 minutes", []string{`metadata.annotations[haproxy.router.openshift.io/timeout]: Invalid value: "5 minutes": ` + timeUnitDetail}},
+		{AnnTimeout, "30d", []string{`metadata.annotations[haproxy.router.openshift.io/timeout]: Invalid value: "30d": must be at most 2147483647ms (about 24.8 days)`}},
+		{AnnHealthCheckInterval, "0s", []string{`metadata.annotations[router.openshift.io/haproxy.health.check.interval]: Invalid value: "0s": ` + timeUnitDetail}},
+		{AnnIPWhitelist, "192.168.1.10", nil},
+		{AnnIPWhitelist, "192.168.1.10 192.168.1.11 192.168.1.12", nil},
+		{AnnIPWhitelist, "192.168.1.0/24", nil},
+		{AnnIPWhitelist, "180.5.61.153 192.168.1.0/24 10.0.0.0/8", nil},
+		{AnnIPAllowlist, "2001:db8::1 2001:db8::/32", nil},
+		{AnnIPAllowlist, "10.0.0.0/33", []string{`metadata.annotations[haproxy.router.openshift.io/ip_allowlist]: Invalid value: "10.0.0.0/33": is not an IP address or CIDR; use a space-separated list such as "192.168.1.10 10.0.0.0/8"`}},
+		{AnnIPWhitelist, "192.168.1.10,192.168.1.11", []string{`metadata.annotations[haproxy.router.openshift.io/ip_whitelist]: Invalid value: "192.168.1.10,192.168.1.11": is not an IP address or CIDR; use a space-separated list such as "192.168.1.10 10.0.0.0/8"`}},
+		{AnnHSTSHeader, "max-age=31536000", nil},
+		{AnnHSTSHeader, "max-age=31536000;includeSubDomains;preload", nil},
+		{AnnHSTSHeader, `preload; max-age="600"`, nil},
+		{AnnHSTSHeader, "includeSubDomains", []string{`metadata.annotations[haproxy.router.openshift.io/hsts_header]: Invalid value: "includeSubDomains": must be max-age=<seconds>, optionally followed by ;includeSubDomains and ;preload`}},
+		{AnnHSTSHeader, "max-age=1;max-age=2", []string{`metadata.annotations[haproxy.router.openshift.io/hsts_header]: Invalid value: "max-age=1;max-age=2": must be max-age=<seconds>, optionally followed by ;includeSubDomains and ;preload`}},
+		{AnnPoolSize, "10", nil},
+		{AnnPathType, "Exact", nil},
+		{AnnPathType, "exact", []string{`metadata.annotations[routeshift.io/path-type]: Unsupported value: "exact": supported values: "Prefix", "Exact"`}},
+		// control characters: in any router annotation, known or not, never elsewhere
+		{AnnTimeout, "5s\nbackend evil", []string{`metadata.annotations[haproxy.router.openshift.io/timeout]: Invalid value: "5s\nbackend evil": must not contain control characters such as newlines or tabs`}},
+		{"haproxy.router.openshift.io/custom", "a\tb", []string{`metadata.annotations[haproxy.router.openshift.io/custom]: Invalid value: "a\tb": must not contain control characters such as newlines or tabs`}},
+		{"route.openshift.io/termination", "edge\r", []string{`metadata.annotations[route.openshift.io/termination]: Invalid value: "edge\r": must not contain control characters such as newlines or tabs`}},
+		{"kubectl.kubernetes.io/last-applied-configuration", "{}\n", nil},
+		{"haproxy.router.openshift.io/unknown-but-clean", "anything", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key+"="+tt.value, func(t *testing.T) {
+			sameMessages(t, ValidateRoute(route(withAnnotation(tt.key, tt.value)), ValidateOptions{}), tt.want)
+		})
+	}
+}
+
+// TestCatalogueEntries checks every entry is documented and refuses garbage.
+func TestCatalogueEntries(t *testing.T) {
+	for _, a := range AnnotationCatalogue {
+		if a.Help == "" || a.Default == "" {
+			t.Errorf("%s: Help and Default must be documented", a.Key)
+		}
+		if a.Validate(field.NewPath("x"), "\x00definitely invalid\x00") == nil {
+			t.Errorf("%s: validator accepts garbage", a.Key)
+		}
+	}
+}
+
+func TestParseAnnotations(t *testing.T) {
+	got, errs := ParseAnnotations(map[string]string{
+		AnnBalance: "roundrobin", AnnDisableCookies: "TRUE", AnnCookieNameLegacy: "old", AnnCookieName: "new",
+		AnnCookieSameSite: "Lax", AnnPodConcurrentConnections: "50", AnnRateLimit: "true",
+		AnnRateLimitConcurrentTCP: "10", AnnRateLimitRateHTTP: "20", AnnRateLimitRateTCP: "30",
+		AnnTimeout: "5500ms", AnnHealthCheckInterval: "2s", AnnIPWhitelist: "10.0.0.1",
+		AnnIPAllowlist: "10.0.0.2  10.1.0.0/16", AnnHSTSHeader: "max-age=600", AnnPoolSize: "4", AnnPathType: "Exact",
+		"unrelated": "x",
+	}, field.NewPath("metadata", "annotations"))
+	want := Overrides{
+		Balance: "roundrobin", DisableCookies: true, CookieName: "new", CookieSameSite: "Lax",
+		PodConcurrentConnections: 50, RateLimit: true, ConcurrentTCP: 10, RateHTTP: 20, RateTCP: 30,
+		Timeout: 5500 * time.Millisecond, HealthCheckInterval: 2 * time.Second,
+		IPAllowlist: []string{"10.0.0.2", "10.1.0.0/16"}, HSTSHeader: "max-age=600", PoolSize: 4, ExactPath: true,
+	}
+	if len(errs) != 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("ParseAnnotations =\n%+v, %v\nwant\n%+v", got, errs, want)
+	}
+
+	// The router ignores what it cannot use and keeps the rest.
+	got, errs = ParseAnnotations(map[string]string{AnnTimeout: "soon", AnnBalance: "source", AnnDisableCookies: "true\n"}, field.NewPath("metadata", "annotations"))
+	if want := (Overrides{Balance: "source"}); !reflect.DeepEqual(got, want) || len(errs) != 2 {
+		t.Errorf("ParseAnnotations with bad values = %+v, %v; want %+v and 2 errors", got, messages(errs), want)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	tests := []struct {
+		name  string
+		route *Route
+		want  []string
+	}{
+		{name: "nothing to say", route: route(withAnnotation(AnnTimeout, "5s"))},
+		{name: "host and subdomain", route: route(func(r *Route) { r.Spec.Subdomain = "frontend" }),
+			want: []string{"spec.host is set; spec.subdomain may be ignored"}},
+		{name: "misspelt timeout", route: route(withAnnotation("haproxy.router.openshift.io/timout", "5s")),
+			want: []string{`metadata.annotations[haproxy.router.openshift.io/timout]: unknown router annotation; it has no effect; did you mean "haproxy.router.openshift.io/timeout"?`}},
+		{name: "misspelt own annotation", route: route(withAnnotation("routeshift.io/pathtype", "Exact")),
+			want: []string{`metadata.annotations[routeshift.io/pathtype]: unknown router annotation; it has no effect; did you mean "routeshift.io/path-type"?`}},
+		{name: "unknown without a close match", route: route(withAnnotation("router.openshift.io/zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", "1")),
+			want: []string{`metadata.annotations[router.openshift.io/zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz]: unknown router annotation; it has no effect`}},
+		{name: "other prefixes are not ours", route: route(withAnnotation("example.com/timout", "5s"), withAnnotation("route.openshift.io/termination", "edge"))},
+		{name: "hsts on a plain route", route: route(withAnnotation(AnnHSTSHeader, "max-age=1")),
+			want: []string{"metadata.annotations[haproxy.router.openshift.io/hsts_header]: has no effect on routes without TLS"}},
+		{name: "hsts on edge", route: route(withTLS(TLSConfig{Termination: TLSTerminationEdge}), withAnnotation(AnnHSTSHeader, "max-age=1"))},
+		{name: "cookie on passthrough", route: route(withTLS(TLSConfig{Termination: TLSTerminationPassthrough}), withAnnotation(AnnCookieName, "c")),
+			want: []string{"metadata.annotations[router.openshift.io/cookie_name]: has no effect on passthrough routes"}},
+		{name: "rate limit without the switch", route: route(withAnnotation(AnnRateLimitRateHTTP, "10")),
+			want: []string{`metadata.annotations[haproxy.router.openshift.io/rate-limit-connections.rate-http]: has no effect unless haproxy.router.openshift.io/rate-limit-connections is "true"`}},
+		{name: "rate limit with the switch", route: route(withAnnotation(AnnRateLimitRateHTTP, "10"), withAnnotation(AnnRateLimit, "TRUE"))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Warnings(tt.route); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Warnings =\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}

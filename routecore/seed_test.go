@@ -1,0 +1,33 @@
+package routecore
+
+import (
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/routeshift/routeshift/internal/fixtures"
+)
+
+// TestSeedExamples: every Route example of seed 000 is valid once defaulted,
+// with the host the seed documents for the hostless one.
+func TestSeedExamples(t *testing.T) {
+	docs := strings.Split(fixtures.SeedRoutes(testCerts(t)), "\n---\n")
+	if len(docs) != fixtures.SeedRouteCount {
+		t.Fatalf("fixture has %d documents, want 16", len(docs))
+	}
+	for _, doc := range docs {
+		var r Route
+		if err := yaml.UnmarshalStrict([]byte(doc), &r); err != nil {
+			t.Fatalf("fixture does not decode: %v\n%s", err, doc)
+		}
+		t.Run(r.Name, func(t *testing.T) {
+			r.Namespace = "mynamespace"
+			Default(&r, nil, DefaultOptions{})
+			sameMessages(t, ValidateRoute(&r, ValidateOptions{}), nil)
+			if r.Name == "no-route-hostname" && r.Spec.Host != "no-route-hostname-mynamespace.router.default.svc.cluster.local" {
+				t.Errorf("generated host %q", r.Spec.Host)
+			}
+		})
+	}
+}

@@ -1,0 +1,310 @@
+package routecore
+
+import (
+	"fmt"
+	"strings"
+
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/routeshift/routeshift/certs"
+)
+
+// MaxNameLength is the longest route name routeshift accepts (seed 000: "a
+// name (limited to 63 characters)"): longer names cannot become the first
+// label of a generated host.
+const MaxNameLength = 63
+
+// ValidateOptions configures validation.
+// +kubebuilder:object:generate=false
+type ValidateOptions struct {
+	// SkipCertificateChecks turns off the certificate checks (the router's
+	// EXTENDED_VALIDATION=false, or a webhook configured not to check).
+	SkipCertificateChecks bool
+}
+
+// ValidateRoute validates a Route being created, after Default. It returns
+// every problem as a field error with OpenShift's path, type and message.
+func ValidateRoute(route *Route, opts ValidateOptions) field.ErrorList {
+	return validate(&check{route: route, opts: opts})
+}
+
+// ValidateRouteUpdate validates an update of old to route, after Default.
+// Rules that would make stored routes uneditable ratchet: the host label
+// rule and the path character rule apply only to changed values, unchanged
+// annotation values and certificates are not re-checked, and
+// spec.wildcardPolicy may not change.
+func ValidateRouteUpdate(route, old *Route, opts ValidateOptions) field.ErrorList {
+	return validate(&check{route: route, old: old, opts: opts})
+}
+
+// ValidateCertificates runs only the certificate checks: what the router
+// runs when EXTENDED_VALIDATION is on, reporting ExtendedValidationFailed.
+func ValidateCertificates(route *Route) field.ErrorList {
+	tls := route.Spec.TLS
+	if tls == nil || (tls.Termination != TLSTerminationEdge && tls.Termination != TLSTerminationReencrypt) {
+		return nil
+	}
+	in := certs.RouteTLS{Certificate: tls.Certificate, Key: tls.Key, CACertificate: tls.CACertificate}
+	if tls.Termination == TLSTerminationReencrypt {
+		in.DestinationCACertificate = tls.DestinationCACertificate
+	}
+	return certs.ValidateRouteTLS(in, field.NewPath("spec", "tls"))
+}
+
+// check is one validation run: the route, the stored route on update, and
+// the options.
+// +kubebuilder:object:generate=false
+type check struct {
+	route *Route
+	old   *Route
+	opts  ValidateOptions
+
+	sortedAnnotationKeys []string
+}
+
+// annotationKeys returns the route's annotation keys, sorted, computed once.
+func (c *check) annotationKeys() []string {
+	if c.sortedAnnotationKeys == nil && len(c.route.Annotations) > 0 {
+		c.sortedAnnotationKeys = sortedKeys(c.route.Annotations)
+	}
+	return c.sortedAnnotationKeys
+}
+
+var specPath = field.NewPath("spec")
+
+// routeRules is the order of validation, top to bottom; it is also the order
+// of the messages users read.
+var routeRules = []func(*check) field.ErrorList{
+	(*check).metadata,
+	(*check).annotations,
+	(*check).hostAndSubdomain,
+	(*check).path,
+	(*check).backends,
+	(*check).port,
+	(*check).tls,
+	(*check).wildcardPolicy,
+	(*check).headers,
+	(*check).certificates,
+}
+
+func validate(c *check) field.ErrorList {
+	var errs field.ErrorList
+	for _, rule := range routeRules {
+		errs = append(errs, rule(c)...)
+	}
+	return errs
+}
+
+func (c *check) creating() bool { return c.old == nil }
+
+func (c *check) metadata() field.ErrorList {
+	meta, path := &c.route.ObjectMeta, field.NewPath("metadata")
+	// Annotation keys are checked below, in a stable order and without
+	// re-checking the catalogue's own keys.
+	withoutAnnotations := *meta
+	withoutAnnotations.Annotations = nil
+	errs := apivalidation.ValidateObjectMeta(&withoutAnnotations, true, apivalidation.NameIsDNSSubdomain, path)
+	errs = append(errs, validateAnnotationKeys(meta.Annotations, c.annotationKeys(), path.Child("annotations"))...)
+	if c.creating() && len(meta.Name) > MaxNameLength {
+		errs = append(errs, field.Invalid(path.Child("name"), meta.Name, fmt.Sprintf("must be no more than %d characters", MaxNameLength)))
+	}
+	for i, f := range meta.Finalizers {
+		if !strings.Contains(f, "/") && f != "kubernetes" && f != "orphan" && f != "foregroundDeletion" {
+			errs = append(errs, field.Invalid(path.Child("finalizers").Index(i), f, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	if !c.creating() {
+		errs = append(errs, apivalidation.ValidateObjectMetaUpdate(withResourceVersion(meta), withResourceVersion(&c.old.ObjectMeta), path)...)
+	}
+	return errs
+}
+
+// withResourceVersion returns meta with a resource version: optimistic
+// concurrency is the API server's business, and offline or admission copies
+// of an object may lack one.
+func withResourceVersion(meta *metav1.ObjectMeta) *metav1.ObjectMeta {
+	if meta.ResourceVersion != "" {
+		return meta
+	}
+	m := *meta
+	m.ResourceVersion = "0"
+	return &m
+}
+
+func (c *check) annotations() field.ErrorList {
+	var old map[string]string
+	if !c.creating() {
+		old = c.old.Annotations
+	}
+	return validateAnnotationValues(c.route.Annotations, c.annotationKeys(), old, field.NewPath("metadata", "annotations"))
+}
+
+func (c *check) hostAndSubdomain() field.ErrorList {
+	spec := &c.route.Spec
+	var errs field.ErrorList
+	if spec.Host != "" {
+		checkLabels := c.route.Annotations[AllowNonDNSCompliantHostAnnotation] != "true"
+		if !c.creating() && (spec.Host == c.old.Spec.Host || !hostLabelsValid(c.old.Spec.Host)) {
+			checkLabels = false
+		}
+		errs = append(errs, validateHost(spec.Host, checkLabels, specPath.Child("host"))...)
+	}
+	if spec.Subdomain != "" {
+		errs = append(errs, validateSubdomain(spec.Subdomain, specPath.Child("subdomain"))...)
+	}
+	return errs
+}
+
+func (c *check) path() field.ErrorList {
+	p := c.route.Spec.Path
+	if p == "" {
+		return nil
+	}
+	path := specPath.Child("path")
+	var errs field.ErrorList
+	if !strings.HasPrefix(p, "/") {
+		errs = append(errs, field.Invalid(path, p, "path must begin with /"))
+	}
+	if tls := c.route.Spec.TLS; tls != nil && tls.Termination == TLSTerminationPassthrough {
+		errs = append(errs, field.Invalid(path, p, "passthrough termination does not support paths"))
+	}
+	if (c.creating() || p != c.old.Spec.Path) && strings.ContainsAny(p, "# ") {
+		errs = append(errs, field.Invalid(path, p, "cannot contain # or spaces"))
+	}
+	return errs
+}
+
+// MaxAlternateBackends is the number of alternate backends a route may have
+// (four services in all).
+const MaxAlternateBackends = 3
+
+func (c *check) backends() field.ErrorList {
+	spec := &c.route.Spec
+	errs := structRules(&spec.To, specPath.Child("to"))
+	alt := specPath.Child("alternateBackends")
+	if len(spec.AlternateBackends) > MaxAlternateBackends {
+		errs = append(errs, field.Required(alt, fmt.Sprintf("cannot specify more than %d alternate backends", MaxAlternateBackends)))
+	}
+	for i := range spec.AlternateBackends {
+		errs = append(errs, structRules(&spec.AlternateBackends[i], alt.Index(i))...)
+	}
+	return errs
+}
+
+func (c *check) port() field.ErrorList {
+	port := c.route.Spec.Port
+	if port == nil {
+		return nil
+	}
+	tp := port.TargetPort
+	if (tp.Type == intstr.Int && tp.IntVal == 0) || (tp.Type == intstr.String && tp.StrVal == "") {
+		return field.ErrorList{field.Required(specPath.Child("port", "targetPort"), "")}
+	}
+	return nil
+}
+
+func (c *check) tls() field.ErrorList {
+	tls := c.route.Spec.TLS
+	if tls == nil {
+		return nil
+	}
+	path := specPath.Child("tls")
+	var errs field.ErrorList
+	switch tls.Termination {
+	case TLSTerminationPassthrough:
+		notSupported := "passthrough termination does not support certificates"
+		for _, f := range []struct{ name, value, redacted string }{
+			{"certificate", tls.Certificate, "redacted certificate data"},
+			{"key", tls.Key, "redacted key data"},
+			{"caCertificate", tls.CACertificate, "redacted ca certificate data"},
+			{"destinationCACertificate", tls.DestinationCACertificate, "redacted destination ca certificate data"},
+		} {
+			if f.value != "" {
+				errs = append(errs, field.Invalid(path.Child(f.name), f.redacted, notSupported))
+			}
+		}
+		if ext := tls.ExternalCertificate; ext != nil && ext.Name != "" {
+			errs = append(errs, field.Invalid(path.Child("externalCertificate"), ext.Name, notSupported))
+		}
+	case TLSTerminationEdge, TLSTerminationReencrypt:
+		if tls.Termination == TLSTerminationEdge && tls.DestinationCACertificate != "" {
+			errs = append(errs, field.Invalid(path.Child("destinationCACertificate"), "redacted destination ca certificate data", "edge termination does not support destination certificates"))
+		}
+		if ext := tls.ExternalCertificate; ext != nil && ext.Name != "" && tls.Certificate != "" {
+			errs = append(errs, field.Invalid(path.Child("externalCertificate"), ext.Name, "cannot specify both tls.certificate and tls.externalCertificate"))
+		}
+	default:
+		errs = append(errs, field.NotSupported(path.Child("termination"), tls.Termination,
+			[]TLSTerminationType{TLSTerminationEdge, TLSTerminationPassthrough, TLSTerminationReencrypt}))
+	}
+	return append(errs, validateInsecurePolicy(tls, path.Child("insecureEdgeTerminationPolicy"))...)
+}
+
+func validateInsecurePolicy(tls *TLSConfig, path *field.Path) field.ErrorList {
+	switch p := tls.InsecureEdgeTerminationPolicy; {
+	case p == "" || p == InsecureEdgeTerminationPolicyNone || p == InsecureEdgeTerminationPolicyRedirect:
+		return nil
+	case tls.Termination == TLSTerminationPassthrough:
+		return field.ErrorList{field.Invalid(path, p, "invalid value for InsecureEdgeTerminationPolicy option, acceptable values are None, Redirect, or empty")}
+	case p != InsecureEdgeTerminationPolicyAllow:
+		return field.ErrorList{field.Invalid(path, p, "invalid value for InsecureEdgeTerminationPolicy option, acceptable values are None, Allow, Redirect, or empty")}
+	}
+	return nil
+}
+
+func (c *check) wildcardPolicy() field.ErrorList {
+	spec, path := &c.route.Spec, specPath.Child("wildcardPolicy")
+	var errs field.ErrorList
+	switch spec.WildcardPolicy {
+	case "", WildcardPolicyNone:
+	case WildcardPolicySubdomain:
+		if spec.Host == "" {
+			errs = append(errs, field.Invalid(path, spec.WildcardPolicy, "host name not specified for wildcard policy"))
+		}
+	default:
+		errs = append(errs, field.NotSupported(path, spec.WildcardPolicy, []WildcardPolicyType{WildcardPolicyNone, WildcardPolicySubdomain}))
+	}
+	if !c.creating() && effectivePolicy(spec.WildcardPolicy) != effectivePolicy(c.old.Spec.WildcardPolicy) {
+		errs = append(errs, apivalidation.ValidateImmutableField(spec.WildcardPolicy, c.old.Spec.WildcardPolicy, path)...)
+	}
+	return errs
+}
+
+func effectivePolicy(p WildcardPolicyType) WildcardPolicyType {
+	if p == "" {
+		return WildcardPolicyNone
+	}
+	return p
+}
+
+// certificates runs the certificate checks on create, and on update only
+// when the certificate material changed.
+func (c *check) certificates() field.ErrorList {
+	tls := c.route.Spec.TLS
+	if c.opts.SkipCertificateChecks || tls == nil {
+		return nil
+	}
+	if !c.creating() && c.old.Spec.TLS != nil && sameCertificateMaterial(tls, c.old.Spec.TLS) {
+		return nil
+	}
+	return ValidateCertificates(c.route)
+}
+
+func sameCertificateMaterial(a, b *TLSConfig) bool {
+	return a.Termination == b.Termination && a.Certificate == b.Certificate && a.Key == b.Key &&
+		a.CACertificate == b.CACertificate && a.DestinationCACertificate == b.DestinationCACertificate
+}
+
+// Warnings returns what is legal but probably not what the author meant:
+// host and subdomain both set, unknown router annotation keys (with the
+// closest known key), and annotations that have no effect on this route.
+func Warnings(route *Route) []string {
+	var warnings []string
+	if route.Spec.Host != "" && route.Spec.Subdomain != "" {
+		warnings = append(warnings, "spec.host is set; spec.subdomain may be ignored")
+	}
+	return append(warnings, annotationWarnings(route)...)
+}
