@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/routeshift/routeshift/internal/fixtures"
+)
+
+// run executes routeshift with args and stdin, returning stdout, stderr and
+// the exit status.
+func run(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Execute(args, strings.NewReader(stdin), &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestValidateDoneWhen is the issue's acceptance case: one kubectl-style
+// error each, naming the field, and exit status 1.
+func TestValidateDoneWhen(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "a-route-name-that-is-sixty-four-characters-long-for-this-test-xx"
+	file := writeFile(t, "routes.yaml", `apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: `+long+`
+spec:
+  host: www.example.com
+  to: {name: web}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: passthrough-path
+spec:
+  host: www.example.com
+  path: /api
+  tls: {termination: passthrough}
+  to: {name: web}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: heavy
+spec:
+  host: www.example.com
+  to: {name: web, weight: 300}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: slow
+  annotations:
+    haproxy.router.openshift.io/timeout: 5 minutes
+spec:
+  host: www.example.com
+  to: {name: web}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: mismatched
+spec:
+  host: www.example.com
+  to: {name: web}
+  tls:
+    termination: edge
+    certificate: |
+`+fixtures.Indent(string(p.Leaf.CertPEM), 6)+`
+    key: |
+`+fixtures.Indent(string(p.Other.KeyPEM), 6)+`
+`)
+	stdout, stderr, code := run(t, "", "validate", "-f", file)
+	want := strings.Join([]string{
+		`The Route "` + long + `" is invalid: metadata.name: Invalid value: "` + long + `": must be no more than 63 characters`,
+		`The Route "passthrough-path" is invalid: spec.path: Invalid value: "/api": passthrough termination does not support paths`,
+		`The Route "heavy" is invalid: spec.to.weight: Invalid value: 300: weight must be an integer between 0 and 256`,
+		`The Route "slow" is invalid: metadata.annotations[haproxy.router.openshift.io/timeout]: Invalid value: "5 minutes": must be a TimeUnit: a whole number from 1 up, optionally followed by us, ms, s, m, h or d (no unit means ms), for example 5500ms or 30s`,
+		`The Route "mismatched" is invalid: spec.tls.key: Invalid value: "redacted key data": tls: private key does not match public key`,
+	}, "\n") + "\n"
+	if stderr != want || stdout != "" || code != 1 {
+		t.Errorf("got exit %d\nstdout:\n%s\nstderr:\n%s\nwant stderr:\n%s", code, stdout, stderr, want)
+	}
+}
+
+func TestValidateSeedExamples(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := writeFile(t, "seed.yaml", fixtures.SeedRoutes(p))
+	stdout, stderr, code := run(t, "", "validate", "-f", file, "-n", "mynamespace")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if lines := strings.Count(stdout, " valid\n"); lines != fixtures.SeedRouteCount {
+		t.Errorf("%d routes reported valid, want %d:\n%s", lines, fixtures.SeedRouteCount, stdout)
+	}
+	if !strings.Contains(stdout, "mynamespace/no-route-hostname valid\n") {
+		t.Errorf("stdout lacks the hostless route:\n%s", stdout)
+	}
+}
+
+func TestValidateOutputYAML(t *testing.T) {
+	stdin := `{"apiVersion":"v1","kind":"List","items":[
+ {"apiVersion":"route.openshift.io/v1","kind":"Route","metadata":{"name":"no-route-hostname","namespace":"mynamespace"},"spec":{"to":{"name":"service-name"},"tls":{"termination":"Edge"}}}]}`
+	stdout, stderr, code := run(t, stdin, "validate", "-f", "-", "-o", "yaml", "--route-suffix", "apps.example.com")
+	want := `apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  annotations:
+    openshift.io/host.generated: "true"
+  name: no-route-hostname
+  namespace: mynamespace
+spec:
+  host: no-route-hostname-mynamespace.apps.example.com
+  tls:
+    termination: edge
+  to:
+    kind: Service
+    name: service-name
+    weight: 100
+  wildcardPolicy: None
+`
+	if stdout != want || stderr != "" || code != 0 {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+}
+
+func TestValidateWarnings(t *testing.T) {
+	stdin := `apiVersion: v1
+kind: Route
+metadata:
+  name: r
+  annotations:
+    haproxy.router.openshift.io/timout: 5s
+spec:
+  host: www.example.com
+  to: {kind: Service, name: web}
+`
+	stdout, stderr, code := run(t, stdin, "validate", "-f", "-")
+	want := "Warning: <stdin>, document 1 (line 1): apiVersion v1 is OpenShift 3's legacy Route group; read as route.openshift.io/v1, which is what the cluster serves\n" +
+		`Warning: metadata.annotations[haproxy.router.openshift.io/timout]: unknown router annotation; it has no effect; did you mean "haproxy.router.openshift.io/timeout"?` + "\n"
+	if stderr != want || stdout != "default/r valid\n" || code != 0 {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant stderr:\n%s", code, stdout, stderr, want)
+	}
+}
+
+// TestValidateBadInput: input that is not a Route gets an error naming the
+// document and what is wrong, and nothing is validated.
+func TestValidateBadInput(t *testing.T) {
+	route := "apiVersion: route.openshift.io/v1\nkind: Route\nmetadata: {name: ok}\nspec: {host: a.example.com, to: {name: s}}\n"
+	tests := []struct {
+		name, stdin, want string
+	}{
+		{name: "not YAML", stdin: route + "---\nspec: [unclosed\n",
+			want: "error: <stdin>, document 2 (line 6): not valid YAML or JSON: line 6: did not find expected ',' or ']'\n"},
+		{name: "not an object", stdin: "just text\n",
+			want: "error: <stdin>, document 1 (line 1): not a Kubernetes object: json: cannot unmarshal string into Go value of type input.header\n"},
+		{name: "no kind", stdin: "metadata: {name: x}\n",
+			want: "error: <stdin>, document 1 (line 1): not a Kubernetes object: apiVersion and kind are required\n"},
+		{name: "wrong kind", stdin: route + "---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\n",
+			want: "error: <stdin>, document 2 (line 6): kind Service (v1) is not a Route; validate reads only route.openshift.io/v1 Routes\n"},
+		{name: "wrong version", stdin: "apiVersion: route.openshift.io/v2\nkind: Route\nmetadata: {name: x}\n",
+			want: "error: <stdin>, document 1 (line 1): apiVersion route.openshift.io/v2 is not served; Routes are route.openshift.io/v1\n"},
+		{name: "unknown field", stdin: "apiVersion: route.openshift.io/v1\nkind: Route\nmetadata: {name: x}\nspec: {hots: a.example.com, to: {name: s}}\n",
+			want: "error: <stdin>, document 1 (line 1): unknown field \"spec.hots\" (check the spelling against the API reference)\n"},
+		{name: "duplicate field", stdin: "apiVersion: route.openshift.io/v1\nkind: Route\nmetadata: {name: x}\nspec:\n  host: a.example.com\n  host: b.example.com\n",
+			want: "error: <stdin>, document 1 (line 1): not valid YAML or JSON: line 6: key \"host\" already set in map\n"},
+		{name: "list item", stdin: `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}]}`,
+			want: "error: <stdin>, document 1 (line 1), item 0: kind ConfigMap (v1) is not a Route; validate reads only route.openshift.io/v1 Routes\n"},
+		{name: "no input", stdin: "",
+			want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := run(t, tt.stdin, "validate", "-f", "-")
+			wantCode := 1
+			if tt.want == "" {
+				wantCode = 0
+			}
+			if stderr != tt.want || stdout != "" || code != wantCode {
+				t.Errorf("exit %d\nstdout: %q\nstderr: %q\nwant:   %q", code, stdout, stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidateFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate"}, "error: no input: name files with -f (use -f - for standard input)\n"},
+		{[]string{"validate", "-f", "/nonexistent/routes.yaml"}, "error: reading input: open /nonexistent/routes.yaml: no such file or directory\n"},
+		{[]string{"validate", "-f", "-", "-o", "json"}, "error: --output \"json\" is not supported: use -o yaml or omit it\n"},
+		{[]string{"validate", "-f", "-", "--route-suffix", "bad wolf.whoswho"}, "error: --route-suffix: invalid DNS suffix: bad wolf.whoswho (a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'))\n"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			_, stderr, code := run(t, "", tt.args...)
+			if stderr != tt.want || code != 1 {
+				t.Errorf("exit %d, stderr %q, want %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
