@@ -1,0 +1,332 @@
+// Package framework starts a real Kubernetes control plane for routeshift's
+// integration and end-to-end tests.
+//
+// The control plane is controller-runtime's envtest running the etcd and
+// kube-apiserver binaries that `make tools` builds into the repository's bin/
+// directory (ROUTESHIFT_BIN overrides that directory). The Route CRD from
+// manifests/crd is installed before the tests run. Tests talk to the API
+// server through a controller-runtime client or through the real kubectl
+// binary, the way users do.
+//
+// One control plane serves a whole test package:
+//
+//	func TestMain(m *testing.M) { os.Exit(framework.Main(m)) }
+//
+//	func TestSomething(t *testing.T) {
+//		cp := framework.Cluster(t)
+//		ns := cp.CreateNamespace(t, "something")
+//		...
+//	}
+package framework
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// modulePathRoot is the module whose go.mod marks the repository root.
+const modulePathRoot = "github.com/routeshift/routeshift"
+
+// binDirEnv names the environment variable that overrides the directory
+// holding etcd, kube-apiserver and kubectl (default: <repo>/bin).
+const binDirEnv = "ROUTESHIFT_BIN"
+
+// requiredBinaries are the programs a control plane needs in the bin directory.
+var requiredBinaries = []string{"etcd", "kube-apiserver", "kubectl"}
+
+// ControlPlane is a running etcd + kube-apiserver with the Route CRD installed.
+type ControlPlane struct {
+	// Config reaches the API server as an admin (system:masters).
+	Config *rest.Config
+	// Client is a controller-runtime client whose scheme knows client-go's
+	// built-in types and Routes.
+	Client client.Client
+	// Scheme is the scheme of Client.
+	Scheme *runtime.Scheme
+	// Kubeconfig is the path of a kubeconfig file (mode 0600, removed when
+	// the control plane stops) for the same admin user, for kubectl and any
+	// other program under test.
+	Kubeconfig string
+	// RepoRoot is the repository root (the directory holding go.mod).
+	RepoRoot string
+	// BinDir holds the control-plane binaries and kubectl.
+	BinDir string
+
+	env      *envtest.Environment
+	tempDir  string
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// The package's control plane, set by Main and handed out by Cluster.
+var (
+	shared         *ControlPlane
+	sharedStartErr error
+)
+
+// Main starts the package's control plane, runs the tests and stops the
+// control plane; it returns the exit code for os.Exit. Call it from TestMain.
+//
+// When binaries are missing the tests still run, and Cluster fails them
+// (CI=true) or skips them, with a message saying to run `make tools`. Any
+// other start failure fails the package without running tests.
+func Main(m *testing.M) int {
+	cp, err := start()
+	if err != nil {
+		var missing *missingBinariesError
+		if !errors.As(err, &missing) {
+			fmt.Fprintf(os.Stderr, "starting the control plane: %v\n", err)
+			return 1
+		}
+		sharedStartErr = err
+		return m.Run()
+	}
+	shared = cp
+	// envtest starts etcd and kube-apiserver in their own process groups,
+	// so a Ctrl-C would leave them running: stop them first.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-signals; ok {
+			fmt.Fprintln(os.Stderr, "interrupted: stopping the control plane")
+			_ = cp.stop()
+			os.Exit(1)
+		}
+	}()
+	code := m.Run()
+	signal.Stop(signals)
+	close(signals)
+	if err := cp.stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// Cluster returns the control plane Main started. If it could not start
+// because binaries are missing, Cluster fails the test when CI=true and
+// skips it otherwise.
+func Cluster(t testing.TB) *ControlPlane {
+	t.Helper()
+	switch {
+	case shared != nil:
+		return shared
+	case sharedStartErr == nil:
+		t.Fatal("no control plane: call framework.Main from TestMain")
+	case os.Getenv("CI") == "true":
+		t.Fatal(sharedStartErr)
+	default:
+		t.Skip(sharedStartErr)
+	}
+	return nil
+}
+
+// missingBinariesError reports control-plane binaries that are not built yet.
+type missingBinariesError struct {
+	// Dir is the directory that was searched.
+	Dir string
+	// Names are the missing programs.
+	Names []string
+}
+
+func (e *missingBinariesError) Error() string {
+	return fmt.Sprintf("missing %s in %s: run `make tools` in the repository root (or set %s to a directory holding them)",
+		strings.Join(e.Names, ", "), e.Dir, binDirEnv)
+}
+
+// start starts etcd and kube-apiserver from the bin directory, installs the
+// CRDs in manifests/crd and waits until the API server serves them. The caller
+// must stop the returned control plane. A *missingBinariesError means the
+// binaries have not been built.
+func start() (*ControlPlane, error) {
+	root, err := findRepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	binDir := os.Getenv(binDirEnv)
+	if binDir == "" {
+		binDir = filepath.Join(root, "bin")
+	}
+	if err := checkBinaries(binDir); err != nil {
+		return nil, err
+	}
+
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := routecore.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: binDir,
+		CRDDirectoryPaths:     []string{filepath.Join(root, "manifests", "crd")},
+		ErrorIfCRDPathMissing: true,
+		Scheme:                scheme,
+		// A cold start of etcd + kube-apiserver on a small machine can
+		// exceed envtest's 20 s default.
+		ControlPlaneStartTimeout: 60 * time.Second,
+		ControlPlaneStopTimeout:  30 * time.Second,
+	}
+	// Pin the binaries: KUBEBUILDER_ASSETS or TEST_ASSET_* in the caller's
+	// environment would otherwise take precedence over BinaryAssetsDirectory
+	// and test a different Kubernetes version.
+	env.ControlPlane.GetAPIServer().Path = filepath.Join(binDir, "kube-apiserver")
+	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(binDir, "etcd")}
+	env.ControlPlane.KubectlPath = filepath.Join(binDir, "kubectl")
+
+	cfg, err := env.Start()
+	if err != nil {
+		// Start may fail after some processes came up; stop what did.
+		_ = env.Stop()
+		return nil, err
+	}
+	cp := &ControlPlane{Config: cfg, Scheme: scheme, RepoRoot: root, BinDir: binDir, env: env}
+	if err := cp.finishSetup(); err != nil {
+		_ = cp.stop()
+		return nil, err
+	}
+	return cp, nil
+}
+
+func (cp *ControlPlane) finishSetup() error {
+	c, err := client.New(cp.Config, client.Options{Scheme: cp.Scheme})
+	if err != nil {
+		return fmt.Errorf("creating client: %w", err)
+	}
+	cp.Client = c
+
+	cp.tempDir, err = os.MkdirTemp("", "routeshift-test-")
+	if err != nil {
+		return err
+	}
+	cp.Kubeconfig = filepath.Join(cp.tempDir, "kubeconfig")
+	// envtest.Environment.KubeConfig is the admin user's kubeconfig,
+	// with the client certificate and the API server's CA embedded.
+	if err := os.WriteFile(cp.Kubeconfig, cp.env.KubeConfig, 0o600); err != nil {
+		return fmt.Errorf("writing kubeconfig: %w", err)
+	}
+	return nil
+}
+
+// stop stops kube-apiserver and etcd and removes the kubeconfig and
+// kubectl's cache. Only the first call does anything.
+func (cp *ControlPlane) stop() error {
+	cp.stopOnce.Do(func() {
+		cp.stopErr = cp.env.Stop()
+		if cp.tempDir != "" {
+			cp.stopErr = errors.Join(cp.stopErr, os.RemoveAll(cp.tempDir))
+		}
+	})
+	return cp.stopErr
+}
+
+// Kubectl runs bin/kubectl with the admin kubeconfig and args, and returns
+// its output. err is non-nil when kubectl could not run or exited non-zero
+// (an *exec.ExitError). It is safe to call from parallel tests.
+func (cp *ControlPlane) Kubectl(t testing.TB, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// A discovery cache of its own: ~/.kube/cache is keyed by host:port,
+	// and a port reused from an earlier run would bring stale API groups.
+	flags := []string{"--kubeconfig", cp.Kubeconfig, "--cache-dir", filepath.Join(cp.tempDir, "kubectl-cache")}
+	cmd := exec.CommandContext(ctx, filepath.Join(cp.BinDir, "kubectl"), append(flags, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	t.Logf("kubectl %s (exit %d)", strings.Join(args, " "), cmd.ProcessState.ExitCode())
+	return out.String(), errOut.String(), err
+}
+
+// CreateNamespace creates a namespace with a name generated from prefix and
+// deletes it when the test ends. It returns the name.
+func (cp *ControlPlane) CreateNamespace(t testing.TB, prefix string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if err := cp.Client.Create(context.Background(), ns); err != nil {
+		t.Fatalf("creating namespace: %v", err)
+	}
+	t.Cleanup(func() {
+		// Without kube-controller-manager's namespace controller the
+		// namespace stays Terminating, which is harmless here.
+		if err := cp.Client.Delete(context.Background(), ns); err != nil {
+			t.Errorf("deleting namespace %s: %v", ns.Name, err)
+		}
+	})
+	return ns.Name
+}
+
+// findRepoRoot walks up from the working directory to the directory whose
+// go.mod declares modulePathRoot.
+func findRepoRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if modulePath(filepath.Join(dir, "go.mod")) == modulePathRoot {
+			return dir, nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", fmt.Errorf("no go.mod of module %s in %s or above", modulePathRoot, wd)
+		}
+	}
+}
+
+// modulePath returns the module path declared in a go.mod file, or "" when
+// the file cannot be read or has no module line.
+func modulePath(goMod string) string {
+	f, err := os.Open(goMod)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 2 && fields[0] == "module" {
+			return strings.Trim(fields[1], `"`)
+		}
+	}
+	return ""
+}
+
+func checkBinaries(dir string) error {
+	var missing []string
+	for _, name := range requiredBinaries {
+		info, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || info.IsDir() || info.Mode().Perm()&0o111 == 0 {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return &missingBinariesError{Dir: dir, Names: missing}
+	}
+	return nil
+}
