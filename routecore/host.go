@@ -42,12 +42,63 @@ func GenerateHost(name, namespace, suffix string) string {
 	return strings.ReplaceAll(name, ".", "-") + "-" + namespace + "." + suffix
 }
 
+// isLowerDNSLabel reports whether s is a DNS-1123 label: 1 to 63 characters
+// of [a-z0-9-], starting and ending with a letter or digit. It is the fast
+// path in front of apimachinery's regular expressions, which are consulted
+// for the messages only when it fails.
+func isLowerDNSLabel(s string) bool {
+	return len(s) <= validation.DNS1123LabelMaxLength && isLabelShape(s)
+}
+
+// isLabelShape is isLowerDNSLabel without the length limit, which is what
+// labels inside a DNS-1123 subdomain must satisfy.
+func isLabelShape(s string) bool {
+	if s == "" || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// isLowerDNSSubdomain reports whether s is a DNS-1123 subdomain.
+func isLowerDNSSubdomain(s string) bool {
+	if len(s) > validation.DNS1123SubdomainMaxLength {
+		return false
+	}
+	for label := range strings.SplitSeq(s, ".") {
+		if !isLabelShape(label) {
+			return false
+		}
+	}
+	return true
+}
+
+// dns1123SubdomainErrors is validation.IsDNS1123Subdomain behind the fast path.
+func dns1123SubdomainErrors(s string) []string {
+	if isLowerDNSSubdomain(s) {
+		return nil
+	}
+	return validation.IsDNS1123Subdomain(s)
+}
+
+// dns1123LabelErrors is validation.IsDNS1123Label behind the fast path.
+func dns1123LabelErrors(s string) []string {
+	if isLowerDNSLabel(s) {
+		return nil
+	}
+	return validation.IsDNS1123Label(s)
+}
+
 // hostLabelsValid reports whether every dot-separated label of host is a
 // DNS-1123 label; it decides whether an update may keep an old host that
 // predates the label rule.
 func hostLabelsValid(host string) bool {
 	for label := range strings.SplitSeq(host, ".") {
-		if len(validation.IsDNS1123Label(label)) > 0 {
+		if !isLowerDNSLabel(label) {
 			return false
 		}
 	}
@@ -59,12 +110,12 @@ func hostLabelsValid(host string) bool {
 // label (one error per problem, the value being the whole host).
 func validateHost(host string, checkLabels bool, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if len(validation.IsDNS1123Subdomain(host)) > 0 {
+	if len(dns1123SubdomainErrors(host)) > 0 {
 		errs = append(errs, field.Invalid(fldPath, host, "host must conform to DNS 952 subdomain conventions"))
 	}
 	if checkLabels {
 		for label := range strings.SplitSeq(host, ".") {
-			for _, msg := range validation.IsDNS1123Label(label) {
+			for _, msg := range dns1123LabelErrors(label) {
 				errs = append(errs, field.Invalid(fldPath, host, msg))
 			}
 		}
@@ -80,7 +131,7 @@ func validateSubdomain(subdomain string, fldPath *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(fldPath, subdomain, validation.MaxLenError(validation.DNS1123SubdomainMaxLength)))
 	}
 	for label := range strings.SplitSeq(subdomain, ".") {
-		if msgs := validation.IsDNS1123Label(label); len(msgs) > 0 {
+		if msgs := dns1123LabelErrors(label); len(msgs) > 0 {
 			errs = append(errs, field.Invalid(fldPath, label, strings.Join(msgs, ", ")))
 		}
 	}

@@ -106,7 +106,7 @@ func (c *check) metadata() field.ErrorList {
 	// re-checking the catalogue's own keys.
 	withoutAnnotations := *meta
 	withoutAnnotations.Annotations = nil
-	errs := apivalidation.ValidateObjectMeta(&withoutAnnotations, true, apivalidation.NameIsDNSSubdomain, path)
+	errs := apivalidation.ValidateObjectMeta(&withoutAnnotations, true, nameIsDNSSubdomain, path)
 	errs = append(errs, validateAnnotationKeys(meta.Annotations, c.annotationKeys(), path.Child("annotations"))...)
 	if c.creating() && len(meta.Name) > MaxNameLength {
 		errs = append(errs, field.Invalid(path.Child("name"), meta.Name, fmt.Sprintf("must be no more than %d characters", MaxNameLength)))
@@ -120,6 +120,14 @@ func (c *check) metadata() field.ErrorList {
 		errs = append(errs, apivalidation.ValidateObjectMetaUpdate(withResourceVersion(meta), withResourceVersion(&c.old.ObjectMeta), path)...)
 	}
 	return errs
+}
+
+// nameIsDNSSubdomain is apivalidation.NameIsDNSSubdomain behind the fast path.
+func nameIsDNSSubdomain(name string, prefix bool) []string {
+	if !prefix && isLowerDNSSubdomain(name) {
+		return nil
+	}
+	return apivalidation.NameIsDNSSubdomain(name, prefix)
 }
 
 // withResourceVersion returns meta with a resource version: optimistic
