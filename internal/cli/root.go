@@ -4,9 +4,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -19,7 +23,11 @@ var errInvalid = errors.New("invalid objects")
 func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
+	// SIGINT and SIGTERM cancel the context: long-running commands shut
+	// down gracefully.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := root.ExecuteContext(ctx); err != nil {
 		if !errors.Is(err, errInvalid) {
 			fmt.Fprintln(stderr, "error:", err)
 		}
@@ -43,6 +51,6 @@ The offline commands apply the same rules to files, for CI and migration dry-run
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newValidate())
+	root.AddCommand(newValidate(), newWebhook())
 	return root
 }

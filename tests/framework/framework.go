@@ -74,10 +74,24 @@ type ControlPlane struct {
 	// BinDir holds the control-plane binaries and kubectl.
 	BinDir string
 
-	env      *envtest.Environment
-	tempDir  string
-	stopOnce sync.Once
-	stopErr  error
+	// Webhook is the running admission webhook when Options.Webhook is set.
+	Webhook *Webhook
+
+	env               *envtest.Environment
+	tempDir           string
+	controllerManager *Process
+	stopOnce          sync.Once
+	stopErr           error
+}
+
+// Options select what runs beside etcd and kube-apiserver.
+type Options struct {
+	// ControllerManager runs kube-controller-manager (garbage collection,
+	// ClusterRole aggregation, namespace deletion).
+	ControllerManager bool
+	// Webhook runs `routeshift webhook` from the repository and registers
+	// the manifests' webhook configurations with it.
+	Webhook bool
 }
 
 // The package's control plane, set by Main and handed out by Cluster.
@@ -93,7 +107,12 @@ var (
 // (CI=true) or skips them, with a message saying to run `make tools`. Any
 // other start failure fails the package without running tests.
 func Main(m *testing.M) int {
-	cp, err := start()
+	return MainWith(m, Options{})
+}
+
+// MainWith is Main with more components running; see Options.
+func MainWith(m *testing.M, opts Options) int {
+	cp, err := start(opts)
 	if err != nil {
 		var missing *missingBinariesError
 		if !errors.As(err, &missing) {
@@ -162,7 +181,7 @@ func (e *missingBinariesError) Error() string {
 // CRDs in manifests/crd and waits until the API server serves them. The caller
 // must stop the returned control plane. A *missingBinariesError means the
 // binaries have not been built.
-func start() (*ControlPlane, error) {
+func start(opts Options) (*ControlPlane, error) {
 	root, err := findRepoRoot()
 	if err != nil {
 		return nil, err
@@ -207,14 +226,14 @@ func start() (*ControlPlane, error) {
 		return nil, err
 	}
 	cp := &ControlPlane{Config: cfg, Scheme: scheme, RepoRoot: root, BinDir: binDir, env: env}
-	if err := cp.finishSetup(); err != nil {
+	if err := cp.finishSetup(opts); err != nil {
 		_ = cp.stop()
 		return nil, err
 	}
 	return cp, nil
 }
 
-func (cp *ControlPlane) finishSetup() error {
+func (cp *ControlPlane) finishSetup(opts Options) error {
 	c, err := client.New(cp.Config, client.Options{Scheme: cp.Scheme})
 	if err != nil {
 		return fmt.Errorf("creating client: %w", err)
@@ -231,6 +250,16 @@ func (cp *ControlPlane) finishSetup() error {
 	if err := os.WriteFile(cp.Kubeconfig, cp.env.KubeConfig, 0o600); err != nil {
 		return fmt.Errorf("writing kubeconfig: %w", err)
 	}
+	if opts.ControllerManager {
+		if err := cp.startControllerManager(); err != nil {
+			return err
+		}
+	}
+	if opts.Webhook {
+		if cp.Webhook, err = cp.startWebhook(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -238,7 +267,13 @@ func (cp *ControlPlane) finishSetup() error {
 // kubectl's cache. Only the first call does anything.
 func (cp *ControlPlane) stop() error {
 	cp.stopOnce.Do(func() {
-		cp.stopErr = cp.env.Stop()
+		if cp.Webhook != nil {
+			cp.stopErr = errors.Join(cp.stopErr, cp.Webhook.Stop())
+		}
+		if cp.controllerManager != nil {
+			_ = cp.controllerManager.Stop()
+		}
+		cp.stopErr = errors.Join(cp.stopErr, cp.env.Stop())
 		if cp.tempDir != "" {
 			cp.stopErr = errors.Join(cp.stopErr, os.RemoveAll(cp.tempDir))
 		}

@@ -1,0 +1,173 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Process is a program the tests started: kube-controller-manager, or
+// routeshift itself. Its output is kept for failure messages.
+type Process struct {
+	name string
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+	err  error
+}
+
+// syncBuffer is a bytes.Buffer safe for the process's two output streams.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startProcess runs path with args and returns once it has started.
+func startProcess(name, path string, args ...string) (*Process, error) {
+	p := &Process{name: name, out: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(path, args...)
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Output is everything the process printed so far.
+func (p *Process) Output() string { return p.out.String() }
+
+// Exited reports whether the process has ended, and how.
+func (p *Process) Exited() (bool, error) {
+	select {
+	case <-p.done:
+		return true, p.err
+	default:
+		return false, nil
+	}
+}
+
+// Stop sends SIGTERM, waits up to 20 s for a graceful exit, then kills the
+// process group. It returns the exit error of a graceful stop (nil for exit
+// status 0).
+func (p *Process) Stop() error {
+	if exited, err := p.Exited(); exited {
+		return err
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return p.err
+	case <-time.After(20 * time.Second):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+		return fmt.Errorf("%s did not stop within 20s of SIGTERM; killed", p.name)
+	}
+}
+
+// startControllerManager runs kube-controller-manager with the controllers
+// the tests rely on: garbage collection of owned objects, ClusterRole
+// aggregation (the custom-host role joins edit and admin) and namespace
+// deletion.
+func (cp *ControlPlane) startControllerManager() error {
+	p, err := startProcess("kube-controller-manager", filepath.Join(cp.BinDir, "kube-controller-manager"),
+		"--kubeconfig", cp.Kubeconfig,
+		"--secure-port=0",
+		"--leader-elect=false",
+		"--use-service-account-credentials=false",
+		"--controllers=garbage-collector-controller,clusterrole-aggregation-controller,namespace-controller",
+	)
+	if err != nil {
+		return err
+	}
+	cp.controllerManager = p
+	return nil
+}
+
+// routeshiftBinary builds bin/routeshift from the repository once per test
+// binary, so tests run the program users run.
+var (
+	buildOnce    sync.Once
+	builtBinary  string
+	buildFailure error
+)
+
+// Routeshift returns the path of a routeshift binary built from the
+// repository for this test run.
+func (cp *ControlPlane) Routeshift() (string, error) {
+	buildOnce.Do(func() {
+		out := filepath.Join(cp.tempDir, "routeshift")
+		cmd := exec.Command("go", "build", "-o", out, ".")
+		cmd.Dir = cp.RepoRoot
+		if output, err := cmd.CombinedOutput(); err != nil {
+			buildFailure = fmt.Errorf("building routeshift: %v\n%s", err, output)
+			return
+		}
+		builtBinary = out
+	})
+	return builtBinary, buildFailure
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// WaitHTTP polls url until it answers 200 or timeout passes; p, when not
+// nil, is watched for an early exit.
+func WaitHTTP(ctx context.Context, url string, timeout time.Duration, p *Process) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last error
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = errors.New(resp.Status)
+		}
+		last = err
+		if p != nil {
+			if exited, exitErr := p.Exited(); exited {
+				return fmt.Errorf("%s exited (%v) before %s was ready:\n%s", p.name, exitErr, url, p.Output())
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s not ready after %s: %v", url, timeout, last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

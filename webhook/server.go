@@ -1,0 +1,108 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// Paths the handlers are served at; the webhook configurations in
+// manifests/ point at them.
+const (
+	MutatePath   = "/mutate-route"
+	ValidatePath = "/validate-route"
+)
+
+// DefaultRouterServiceAccount is the router's service account in the
+// manifests; external certificate secrets must be readable by it.
+const DefaultRouterServiceAccount = "system:serviceaccount:routeshift:router"
+
+// Options configure the admission handlers.
+type Options struct {
+	// RouteSuffix ends generated hosts (default routecore.DefaultRouteSuffix).
+	RouteSuffix string
+	// SkipCertificateChecks turns off the certificate checks at admission.
+	SkipCertificateChecks bool
+	// RouterServiceAccount is the user name of the router's service account
+	// (system:serviceaccount:NAMESPACE:NAME).
+	RouterServiceAccount string
+}
+
+// Server holds the admission handlers and what they need from the cluster.
+type Server struct {
+	defaults             routecore.DefaultOptions
+	validation           routecore.ValidateOptions
+	routerServiceAccount string
+
+	authorizer Authorizer
+	// routes lists Routes by host (a cache with the hostIndex field index);
+	// nil turns the claimed-host warning off.
+	routes client.Reader
+	// secrets reads external certificate secrets directly (no cache, so
+	// the webhook needs only get on secrets).
+	secrets client.Reader
+	metrics *metrics
+}
+
+// New returns the handlers for opts. authorizer and secrets are required;
+// routes may be nil.
+func New(opts Options, authorizer Authorizer, routes, secrets client.Reader, reg prometheus.Registerer) (*Server, error) {
+	if opts.RouteSuffix == "" {
+		opts.RouteSuffix = routecore.DefaultRouteSuffix
+	}
+	if err := routecore.ValidateRouteSuffix(opts.RouteSuffix); err != nil {
+		return nil, fmt.Errorf("route suffix: %w", err)
+	}
+	if opts.RouterServiceAccount == "" {
+		opts.RouterServiceAccount = DefaultRouterServiceAccount
+	}
+	if _, _, err := serviceaccount.SplitUsername(opts.RouterServiceAccount); err != nil {
+		return nil, fmt.Errorf("router service account %q: want system:serviceaccount:NAMESPACE:NAME", opts.RouterServiceAccount)
+	}
+	if authorizer == nil || secrets == nil {
+		return nil, errors.New("webhook: an authorizer and a secrets reader are required")
+	}
+	m, err := newMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{
+		defaults:             routecore.DefaultOptions{RouteSuffix: opts.RouteSuffix},
+		validation:           routecore.ValidateOptions{SkipCertificateChecks: opts.SkipCertificateChecks},
+		routerServiceAccount: opts.RouterServiceAccount,
+		authorizer:           authorizer, routes: routes, secrets: secrets, metrics: m,
+	}, nil
+}
+
+// Register serves the handlers on srv.
+func (s *Server) Register(srv ctrlwebhook.Server) {
+	srv.Register(MutatePath, &admission.Webhook{Handler: &routeHandler{name: "mutate", handle: s.mutate, metrics: s.metrics}, RecoverPanic: ptr(true)})
+	srv.Register(ValidatePath, &admission.Webhook{Handler: &routeHandler{name: "validate", handle: s.validate, metrics: s.metrics}, RecoverPanic: ptr(true)})
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// SetupWithManager indexes Routes by host in the manager's cache, and
+// serves the handlers on the manager's webhook server, with metrics in
+// controller-runtime's registry.
+func SetupWithManager(ctx context.Context, mgr manager.Manager, opts Options) (*Server, error) {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &routecore.Route{}, hostIndex, IndexRouteHost); err != nil {
+		return nil, fmt.Errorf("indexing routes by host: %w", err)
+	}
+	s, err := New(opts, SubjectAccessReviewer{Client: mgr.GetClient()}, mgr.GetCache(), mgr.GetAPIReader(), ctrlmetrics.Registry)
+	if err != nil {
+		return nil, err
+	}
+	s.Register(mgr.GetWebhookServer())
+	return s, nil
+}
