@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
+
+	"gomodules.xyz/jsonpatch/v2"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apiserver/pkg/storage/names"
@@ -27,35 +30,31 @@ func (s *Server) mutate(_ context.Context, r *review) admission.Response {
 	if errs := r.validate(s.validation); len(errs) > 0 {
 		return denyInvalid(r.route.Name, errs)
 	}
-	defaulted, err := marshalLike(r.route, r.req.Object.Raw)
+	defaulted, err := json.Marshal(r.route)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
-	return admission.PatchResponseFromRaw(r.req.Object.Raw, defaulted)
+	resp := admission.PatchResponseFromRaw(r.req.Object.Raw, defaulted)
+	resp.Patches = slices.DeleteFunc(resp.Patches, encodingNoise)
+	if len(resp.Patches) == 0 {
+		resp.PatchType = nil
+	}
+	return resp
 }
 
-// marshalLike marshals route, leaving out the empty values that encoding a
-// typed object adds but the request did not have (creationTimestamp: null,
-// status: {}), so that the patch holds only what defaulting changed.
-func marshalLike(route *routecore.Route, raw []byte) ([]byte, error) {
-	js, err := json.Marshal(route)
-	if err != nil {
-		return nil, err
+// encodingNoise reports the operations that encoding a typed object adds
+// but defaulting did not ask for: creationTimestamp: null and an empty
+// status, so that the patch holds only what defaulting changed.
+func encodingNoise(op jsonpatch.JsonPatchOperation) bool {
+	if op.Operation != "add" {
+		return false
 	}
-	var obj, orig map[string]any
-	if err := json.Unmarshal(js, &obj); err != nil {
-		return nil, err
+	switch op.Path {
+	case "/metadata/creationTimestamp":
+		return op.Value == nil
+	case "/status":
+		st, ok := op.Value.(map[string]any)
+		return ok && len(st) == 0
 	}
-	if err := json.Unmarshal(raw, &orig); err != nil {
-		return nil, err
-	}
-	if st, ok := obj["status"].(map[string]any); ok && len(st) == 0 && orig["status"] == nil {
-		delete(obj, "status")
-	}
-	meta, _ := obj["metadata"].(map[string]any)
-	origMeta, _ := orig["metadata"].(map[string]any)
-	if meta != nil && meta["creationTimestamp"] == nil && (origMeta == nil || origMeta["creationTimestamp"] == nil) {
-		delete(meta, "creationTimestamp")
-	}
-	return json.Marshal(obj)
+	return false
 }
