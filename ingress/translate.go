@@ -1,0 +1,320 @@
+// Package ingress turns Kubernetes Ingresses into the Routes that serve
+// them. Translate is the pure mapping, used by the controller (which makes
+// the cluster match it) and by `routeshift translate` (which prints it).
+package ingress
+
+import (
+	"crypto/sha256"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// Annotations and names of the Ingress mapping (route-api.md §4).
+const (
+	// DefaultControllerName is the IngressClass spec.controller of Ingresses
+	// this controller manages, the same as OpenShift's.
+	DefaultControllerName = "openshift.io/ingress-to-route"
+	// ClassAnnotation is the legacy class annotation; it wins over
+	// spec.ingressClassName, even when empty.
+	ClassAnnotation = "kubernetes.io/ingress.class"
+	// TerminationAnnotation selects edge, passthrough or reencrypt.
+	TerminationAnnotation = "route.openshift.io/termination"
+	// DestinationCAAnnotation names a Secret whose tls.crt becomes the
+	// destinationCACertificate of reencrypt Routes.
+	DestinationCAAnnotation = "route.openshift.io/destination-ca-certificate-secret"
+	// ReconcileLabelsAnnotation, when true, keeps Route labels equal to the
+	// Ingress's labels after creation too.
+	ReconcileLabelsAnnotation = "route.openshift.io/reconcile-labels"
+	// lastAppliedAnnotation is kubectl's record of the Ingress manifest; it
+	// is not copied, or kubectl would mistake it for the Route's own.
+	lastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
+)
+
+// Objects gives Translate the objects an Ingress refers to, in the
+// Ingress's namespace (IngressClasses are cluster-scoped). A nil result
+// means "not found".
+type Objects interface {
+	Service(namespace, name string) *corev1.Service
+	Secret(namespace, name string) *corev1.Secret
+	IngressClass(name string) *networkingv1.IngressClass
+}
+
+// Result is what an Ingress should become.
+type Result struct {
+	// Managed is false when the Ingress belongs to another controller;
+	// then Routes and Problems are empty and its Routes are left alone.
+	Managed bool
+	// Routes are the desired Routes, defaulted as the webhook would, each
+	// owned by the Ingress, in rule and path order.
+	Routes []*routecore.Route
+	// Problems explain every rule and path that produced no Route.
+	Problems []string
+	// ReconcileLabels is the parsed reconcile-labels annotation.
+	ReconcileLabels bool
+	// InvalidReconcileLabels describes an unparsable reconcile-labels value.
+	InvalidReconcileLabels string
+}
+
+// Translate maps an Ingress to Routes: one per rule host and HTTP path.
+// Rules and paths that cannot be mapped are skipped with a problem saying
+// why; Routes that routecore would reject are skipped the same way, so the
+// controller never writes a Route the webhook refuses.
+func Translate(ing *networkingv1.Ingress, objs Objects, controllerName string) Result {
+	if !managed(ing, objs, controllerName) {
+		return Result{}
+	}
+	res := Result{Managed: true}
+	res.ReconcileLabels, res.InvalidReconcileLabels = reconcileLabels(ing)
+	names := map[string]bool{}
+	for i := range ing.Spec.Rules {
+		rule := &ing.Spec.Rules[i]
+		switch {
+		case rule.HTTP == nil:
+			res.problem("Missing http field in rule at index %d", i)
+			continue
+		case rule.Host == "":
+			res.problem("Missing host field in rule at index %d", i)
+			continue
+		}
+		tls, err := tlsFor(ing, rule.Host, objs)
+		if err != nil {
+			res.problem("%s", err)
+			continue
+		}
+		for j := range rule.HTTP.Paths {
+			r, err := routeFor(ing, rule.Host, &rule.HTTP.Paths[j], tls, objs)
+			if err != nil {
+				res.problem("%s at index %d, path index %d", err, i, j)
+				continue
+			}
+			r.Name = uniqueName(names, ing.Name, r.Spec.Host, r.Spec.Path)
+			routecore.Default(r, nil, routecore.DefaultOptions{})
+			if errs := routecore.ValidateRoute(r, routecore.ValidateOptions{}); len(errs) > 0 {
+				res.problem("Route for host %q and path %q would be rejected: %s at index %d, path index %d",
+					rule.Host, r.Spec.Path, errs.ToAggregate().Error(), i, j)
+				continue
+			}
+			res.Routes = append(res.Routes, r)
+		}
+	}
+	return res
+}
+
+func (r *Result) problem(format string, args ...any) {
+	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+}
+
+// managed reports whether the Ingress is this controller's: no class at
+// all, or a class whose IngressClass names controllerName. The legacy
+// annotation wins over spec.ingressClassName, even when empty.
+func managed(ing *networkingv1.Ingress, objs Objects, controllerName string) bool {
+	class, set := ing.Annotations[ClassAnnotation]
+	if !set {
+		if ing.Spec.IngressClassName == nil {
+			return true
+		}
+		class = *ing.Spec.IngressClassName
+	}
+	ic := objs.IngressClass(class)
+	return ic != nil && ic.Spec.Controller == controllerName
+}
+
+// reconcileLabels parses the reconcile-labels annotation as OpenShift does;
+// an unparsable value counts as false and is described.
+func reconcileLabels(ing *networkingv1.Ingress) (bool, string) {
+	v, ok := ing.Annotations[ReconcileLabelsAnnotation]
+	if !ok {
+		return false, ""
+	}
+	b, err := strconv.ParseBool(strings.TrimSpace(v))
+	if err != nil {
+		return false, fmt.Sprintf("Invalid value on annotation %q due to: %q", ReconcileLabelsAnnotation, err.Error())
+	}
+	return b, ""
+}
+
+// tlsFor returns the TLS configuration of the Routes for host, or nil for
+// plain HTTP. A TLS secret that is referenced but unusable is an error: no
+// Route is made for the host.
+func tlsFor(ing *networkingv1.Ingress, host string, objs Objects) (*routecore.TLSConfig, error) {
+	var secret *corev1.Secret
+	referenced := false
+	for _, t := range ing.Spec.TLS {
+		if slices.Contains(t.Hosts, host) {
+			referenced = true
+			if t.SecretName != "" {
+				secret = objs.Secret(ing.Namespace, t.SecretName)
+			}
+			break
+		}
+	}
+	if referenced && !usableTLSSecret(secret) {
+		return nil, fmt.Errorf("Invalid or missing TLS secret for rule host %q", host)
+	}
+	termination := routecore.TLSTerminationType(ing.Annotations[TerminationAnnotation])
+	explicit := termination == routecore.TLSTerminationEdge || termination == routecore.TLSTerminationPassthrough ||
+		termination == routecore.TLSTerminationReencrypt
+	emptyEntry := slices.ContainsFunc(ing.Spec.TLS, func(t networkingv1.IngressTLS) bool { return len(t.Hosts) == 0 && t.SecretName == "" })
+	if !explicit && !referenced && !emptyEntry {
+		return nil, nil
+	}
+	if termination != routecore.TLSTerminationPassthrough && termination != routecore.TLSTerminationReencrypt {
+		termination = routecore.TLSTerminationEdge
+	}
+	tls := &routecore.TLSConfig{Termination: termination, InsecureEdgeTerminationPolicy: routecore.InsecureEdgeTerminationPolicyRedirect}
+	if secret != nil && termination != routecore.TLSTerminationPassthrough {
+		tls.Certificate, tls.Key = string(secret.Data[corev1.TLSCertKey]), string(secret.Data[corev1.TLSPrivateKeyKey])
+	}
+	if termination == routecore.TLSTerminationReencrypt {
+		if name := ing.Annotations[DestinationCAAnnotation]; name != "" {
+			if ca := objs.Secret(ing.Namespace, name); ca != nil && (ca.Type == corev1.SecretTypeTLS || ca.Type == corev1.SecretTypeOpaque) {
+				tls.DestinationCACertificate = string(ca.Data[corev1.TLSCertKey])
+			}
+		}
+	}
+	return tls, nil
+}
+
+func usableTLSSecret(s *corev1.Secret) bool {
+	if s == nil || s.Type != corev1.SecretTypeTLS {
+		return false
+	}
+	_, crt := s.Data[corev1.TLSCertKey]
+	_, key := s.Data[corev1.TLSPrivateKeyKey]
+	return crt && key
+}
+
+// routeFor maps one HTTP path of a rule.
+func routeFor(ing *networkingv1.Ingress, host string, p *networkingv1.HTTPIngressPath, tls *routecore.TLSConfig, objs Objects) (*routecore.Route, error) {
+	backend := p.Backend.Service
+	switch {
+	case backend == nil:
+		return nil, errors.New("Missing backend service field in rule")
+	case backend.Name == "":
+		return nil, errors.New("Missing backend service name in rule")
+	}
+	svc := objs.Service(ing.Namespace, backend.Name)
+	if svc == nil {
+		return nil, fmt.Errorf("Backend service %q not found", backend.Name)
+	}
+	port, ok := targetPort(svc, backend.Port)
+	if !ok {
+		return nil, fmt.Errorf("No valid target port for backend service %q", backend.Name)
+	}
+	if tls != nil && tls.Termination == routecore.TLSTerminationPassthrough && p.Path != "" {
+		return nil, fmt.Errorf("Path %q cannot be served with passthrough termination (the router cannot see paths in encrypted traffic): remove the path or the %s annotation",
+			p.Path, TerminationAnnotation)
+	}
+	r := &routecore.Route{
+		TypeMeta: metav1.TypeMeta{APIVersion: routecore.GroupVersion.String(), Kind: "Route"},
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:       ing.Namespace,
+			Labels:          copyMap(ing.Labels),
+			Annotations:     routeAnnotations(ing, p),
+			OwnerReferences: []metav1.OwnerReference{OwnerReference(ing)},
+		},
+		Spec: routecore.RouteSpec{Host: host, Path: p.Path, Port: port, TLS: tls.DeepCopy(),
+			To: routecore.RouteTargetReference{Kind: "Service", Name: backend.Name}},
+	}
+	if strings.HasPrefix(host, "*.") {
+		r.Spec.Host = "wildcard." + host[2:]
+		r.Spec.WildcardPolicy = routecore.WildcardPolicySubdomain
+	}
+	return r, nil
+}
+
+// targetPort resolves the Ingress backend port against the Service: a port
+// named by the Ingress must exist; a port number selects that Service port.
+// The Route targets the port by name, or all ports when it is unnamed.
+func targetPort(svc *corev1.Service, port networkingv1.ServiceBackendPort) (*routecore.RoutePort, bool) {
+	for _, sp := range svc.Spec.Ports {
+		switch {
+		case port.Name != "" && sp.Name == port.Name, port.Name == "" && sp.Port == port.Number:
+			if sp.Name == "" {
+				return nil, true
+			}
+			return &routecore.RoutePort{TargetPort: intstr.FromString(sp.Name)}, true
+		}
+	}
+	return nil, false
+}
+
+// routeAnnotations are the Ingress's annotations (but kubectl's record of
+// the Ingress manifest), plus the exact-path annotation for Exact paths.
+func routeAnnotations(ing *networkingv1.Ingress, p *networkingv1.HTTPIngressPath) map[string]string {
+	out := make(map[string]string, len(ing.Annotations)+1)
+	for k, v := range ing.Annotations {
+		if k != lastAppliedAnnotation {
+			out[k] = v
+		}
+	}
+	if p.PathType != nil && *p.PathType == networkingv1.PathTypeExact && p.Path != "" {
+		out[routecore.AnnPathType] = "Exact"
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// OwnerReference is the controller reference of an Ingress's Routes.
+func OwnerReference(ing *networkingv1.Ingress) metav1.OwnerReference {
+	controller := true
+	return metav1.OwnerReference{APIVersion: "networking.k8s.io/v1", Kind: "Ingress", Name: ing.Name, UID: ing.UID, Controller: &controller}
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// nameSuffixLength is the length of the hash that makes Route names unique.
+const nameSuffixLength = 5
+
+var lowerBase32 = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// RouteName is the deterministic name of the Route for host and path of an
+// Ingress: the Ingress name, shortened to fit 63 characters, a dash and 5
+// characters of a hash of host and path. The same Ingress always yields the
+// same names, so a restarted controller finds its Routes and a migration
+// dry-run shows the names the cluster will get.
+func RouteName(ingress, host, path string) string {
+	return routeName(ingress, host+"\x00"+path)
+}
+
+func routeName(ingress, seed string) string {
+	sum := sha256.Sum256([]byte(seed))
+	prefix := ingress
+	if limit := routecore.MaxNameLength - 1 - nameSuffixLength; len(prefix) > limit {
+		prefix = strings.TrimRight(prefix[:limit], "-.")
+	}
+	return prefix + "-" + lowerBase32.EncodeToString(sum[:])[:nameSuffixLength]
+}
+
+// uniqueName is RouteName, re-seeded in the unlikely event that two paths
+// of one Ingress hash alike.
+func uniqueName(taken map[string]bool, ingress, host, path string) string {
+	name := RouteName(ingress, host, path)
+	for i := 1; taken[name]; i++ {
+		name = routeName(ingress, fmt.Sprintf("%s\x00%s\x00%d", host, path, i))
+	}
+	taken[name] = true
+	return name
+}
