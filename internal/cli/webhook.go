@@ -10,18 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"go.uber.org/zap/zapcore"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/routeshift/routeshift/certs"
@@ -29,57 +22,13 @@ import (
 	"github.com/routeshift/routeshift/webhook"
 )
 
-// clusterOptions are the flags every command that talks to a cluster has.
-type clusterOptions struct {
-	kubeconfig string
-	logLevel   string
-}
-
-func (o *clusterOptions) addFlags(f *pflag.FlagSet) {
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, the in-cluster service account, then ~/.kube/config)")
-	f.StringVar(&o.logLevel, "log-level", "info", "log level: info, or debug for every admission decision")
-}
-
-func (o *clusterOptions) restConfig() (*rest.Config, error) {
-	if o.kubeconfig != "" {
-		return clientcmd.BuildConfigFromFlags("", o.kubeconfig)
-	}
-	return ctrl.GetConfig()
-}
-
-// setupLogging logs JSON lines; debug adds controller-runtime's V(1), which
-// includes every allowed admission request.
-func (o *clusterOptions) setupLogging() error {
-	var level zapcore.Level
-	switch o.logLevel {
-	case "info":
-		level = zapcore.InfoLevel
-	case "debug":
-		level = zapcore.DebugLevel
-	default:
-		return fmt.Errorf("--log-level %q: use info or debug", o.logLevel)
-	}
-	ctrl.SetLogger(zap.New(zap.Level(level), zap.JSONEncoder()))
-	return nil
-}
-
-// scheme knows the built-in types and Routes.
-func scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(s)
-	_ = routecore.AddToScheme(s)
-	return s
-}
-
+// webhookOptions configure the admission webhook server.
 type webhookOptions struct {
-	cluster     clusterOptions
-	handlers    webhook.Options
-	host        string
-	port        int
-	certDir     string
-	metricsAddr string
-	probeAddr   string
-	selfSigned  selfSignedOptions
+	handlers   webhook.Options
+	host       string
+	port       int
+	certDir    string
+	selfSigned selfSignedOptions
 }
 
 // selfSignedOptions configure the serving certificate bootstrap used when
@@ -94,7 +43,7 @@ type selfSignedOptions struct {
 }
 
 func newWebhook() *cobra.Command {
-	o := &webhookOptions{}
+	m, o := &managerOptions{}, &webhookOptions{}
 	cmd := &cobra.Command{
 		Use:   "webhook",
 		Short: "Run the Route admission webhook (mutating and validating)",
@@ -115,16 +64,18 @@ Endpoints: the webhooks on --port (` + webhook.MutatePath + `, ` + webhook.Valid
 (routeshift_admission_duration_seconds by webhook, operation and decision).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.run(cmd.Context())
+			return m.run(cmd.Context(), o, nil)
 		},
 	}
-	f := cmd.Flags()
-	o.cluster.addFlags(f)
+	m.addFlags(cmd.Flags(), false)
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+func (o *webhookOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.host, "host", "", "address to serve the webhooks on (default: all)")
 	f.IntVar(&o.port, "port", 9443, "port to serve the webhooks on")
 	f.StringVar(&o.certDir, "cert-dir", "/var/run/routeshift/webhook-certs", "directory with the serving certificate tls.crt and key tls.key")
-	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `address of /metrics ("0" turns it off)`)
-	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	f.StringVar(&o.handlers.RouteSuffix, "route-suffix", routecore.DefaultRouteSuffix, "DNS suffix of generated hosts (<name>-<namespace>.<suffix>)")
 	f.StringVar(&o.handlers.RouterServiceAccount, "router-service-account", webhook.DefaultRouterServiceAccount, "user name of the router's service account, which must be able to read external certificate secrets")
 	f.BoolVar(&o.handlers.SkipCertificateChecks, "skip-certificate-checks", false, "do not check TLS certificates and keys at admission (the router still checks them)")
@@ -134,61 +85,22 @@ Endpoints: the webhooks on --port (` + webhook.MutatePath + `, ` + webhook.Valid
 	f.IPSliceVar(&o.selfSigned.ips, "self-signed-ip", nil, "IP addresses of the self-signed serving certificate")
 	f.StringVar(&o.selfSigned.mutatingConfig, "mutating-webhook-configuration", "routeshift", "MutatingWebhookConfiguration to inject the self-signed CA into")
 	f.StringVar(&o.selfSigned.validatingConfig, "validating-webhook-configuration", "routeshift", "ValidatingWebhookConfiguration to inject the self-signed CA into")
-	return cmd
 }
 
-func (o *webhookOptions) run(ctx context.Context) error {
-	if err := o.cluster.setupLogging(); err != nil {
-		return err
-	}
-	cfg, err := o.cluster.restConfig()
-	if err != nil {
-		return fmt.Errorf("connecting to the cluster: %w", err)
-	}
+// server returns the webhook server; with --self-signed it first provides
+// the serving certificate and returns the runnable that renews it.
+func (o *webhookOptions) server(ctx context.Context, cfg *rest.Config) (ctrlwebhook.Server, manager.RunnableFunc, error) {
 	var renew manager.RunnableFunc
 	if o.selfSigned.enabled {
+		var err error
 		if renew, err = o.bootstrapCertificates(ctx, cfg); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
-	mgr, err := o.newManager(cfg)
-	if err != nil {
-		return err
-	}
-	if renew != nil {
-		if err := mgr.Add(renew); err != nil {
-			return err
-		}
-	}
-	if _, err := webhook.SetupWithManager(ctx, mgr, o.handlers); err != nil {
-		return err
-	}
-	ctrl.Log.Info("serving the Route admission webhooks", "port", o.port, "certDir", o.certDir)
-	return mgr.Start(ctx)
-}
-
-func (o *webhookOptions) newManager(cfg *rest.Config) (manager.Manager, error) {
-	shutdown := 20 * time.Second
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                  scheme(),
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
-		HealthProbeBindAddress:  o.probeAddr,
-		GracefulShutdownTimeout: &shutdown,
-		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
-			Host: o.host, Port: o.port, CertDir: o.certDir,
-			TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }},
-		}),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("creating the manager: %w", err)
-	}
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return nil, err
-	}
-	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
-		return nil, err
-	}
-	return mgr, nil
+	return ctrlwebhook.NewServer(ctrlwebhook.Options{
+		Host: o.host, Port: o.port, CertDir: o.certDir,
+		TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }},
+	}), renew, nil
 }
 
 // bootstrapCertificates provides the self-signed serving certificate before

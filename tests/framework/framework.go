@@ -92,6 +92,9 @@ type Options struct {
 	// Webhook runs `routeshift webhook` from the repository and registers
 	// the manifests' webhook configurations with it.
 	Webhook bool
+	// Controller adds the Ingress-to-Route controller: `routeshift manager`
+	// runs instead of `routeshift webhook`.
+	Controller bool
 }
 
 // The package's control plane, set by Main and handed out by Cluster.
@@ -255,8 +258,8 @@ func (cp *ControlPlane) finishSetup(opts Options) error {
 			return err
 		}
 	}
-	if opts.Webhook {
-		if cp.Webhook, err = cp.startWebhook(); err != nil {
+	if opts.Webhook || opts.Controller {
+		if cp.Webhook, err = cp.startWebhook(opts.Controller); err != nil {
 			return err
 		}
 	}

@@ -9,9 +9,12 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // Process is a program the tests started: kube-controller-manager, or
@@ -130,6 +133,28 @@ func (cp *ControlPlane) Routeshift() (string, error) {
 		builtBinary = out
 	})
 	return builtBinary, buildFailure
+}
+
+// kubectl runs bin/kubectl as the admin, for setup outside a test.
+func (cp *ControlPlane) kubectl(args ...string) (string, error) {
+	flags := []string{"--kubeconfig", cp.Kubeconfig, "--cache-dir", filepath.Join(cp.tempDir, "kubectl-cache")}
+	out, err := exec.Command(filepath.Join(cp.BinDir, "kubectl"), append(flags, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// KubeconfigAs writes a kubeconfig that reaches the API server as the admin
+// impersonating user and groups, so that a program under test has exactly
+// that user's permissions.
+func (cp *ControlPlane) KubeconfigAs(user string, groups ...string) (string, error) {
+	cfg, err := clientcmd.Load(cp.env.KubeConfig)
+	if err != nil {
+		return "", err
+	}
+	for _, auth := range cfg.AuthInfos {
+		auth.Impersonate, auth.ImpersonateGroups = user, groups
+	}
+	path := filepath.Join(cp.tempDir, "kubeconfig-"+strings.NewReplacer(":", "-", "/", "-").Replace(user))
+	return path, clientcmd.WriteToFile(*cfg, path)
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.

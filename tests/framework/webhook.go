@@ -3,6 +3,8 @@ package framework
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,11 +18,13 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Webhook is `routeshift webhook`, built from the repository, running
-// against the control plane with its self-signed serving certificate, and
-// registered through the webhook configurations in manifests/webhook with
-// their clientConfig pointed at 127.0.0.1 (the API server cannot resolve
-// cluster services here).
+// Webhook is `routeshift webhook` (or `routeshift manager`, which adds the
+// Ingress-to-Route controller), built from the repository, running against
+// the control plane as the service account of manifests/rbac/manager.yaml
+// with only the permissions the manifests grant it, with its self-signed
+// serving certificate, and registered through the webhook configurations in
+// manifests/webhook with their clientConfig pointed at 127.0.0.1 (the API
+// server cannot resolve cluster services here).
 type Webhook struct {
 	// Port serves the webhooks; MetricsPort /metrics; ProbePort /healthz and /readyz.
 	Port, MetricsPort, ProbePort int
@@ -31,7 +35,10 @@ type Webhook struct {
 	process *Process
 }
 
-func (cp *ControlPlane) startWebhook() (*Webhook, error) {
+// ServiceAccount is the user name the manager runs as.
+const ServiceAccount = "system:serviceaccount:routeshift:routeshift"
+
+func (cp *ControlPlane) startWebhook(controller bool) (*Webhook, error) {
 	ctx := context.Background()
 	bin, err := cp.Routeshift()
 	if err != nil {
@@ -50,13 +57,29 @@ func (cp *ControlPlane) startWebhook() (*Webhook, error) {
 	if err := cp.installWebhookConfigurations(ctx, w.Port, nil); err != nil {
 		return nil, err
 	}
+	for _, rbac := range []string{"manifests/rbac/manager.yaml", "manifests/overlays/self-signed/rbac.yaml"} {
+		if out, err := cp.kubectl("apply", "-f", filepath.Join(cp.RepoRoot, rbac)); err != nil {
+			return nil, fmt.Errorf("applying %s: %v\n%s", rbac, err, out)
+		}
+	}
+	kubeconfig, err := cp.KubeconfigAs(ServiceAccount, "system:serviceaccounts", "system:serviceaccounts:routeshift", "system:authenticated")
+	if err != nil {
+		return nil, err
+	}
+	command := "webhook"
+	if controller {
+		command = "manager"
+	}
 	w.certDir = filepath.Join(cp.tempDir, "webhook-certs")
-	w.args = []string{bin, "webhook", "--kubeconfig", cp.Kubeconfig,
+	w.args = []string{bin, command, "--kubeconfig", kubeconfig,
 		"--host", "127.0.0.1", "--port", fmt.Sprint(w.Port), "--cert-dir", w.certDir,
 		"--self-signed", "--self-signed-ip", "127.0.0.1", "--self-signed-dns-name", "localhost",
 		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", w.MetricsPort),
 		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", w.ProbePort),
 		"--log-level", "debug"}
+	if controller {
+		w.args = append(w.args, "--leader-election-namespace", "routeshift")
+	}
 	return w, w.Start()
 }
 
@@ -77,6 +100,20 @@ func (w *Webhook) Stop() error {
 		return nil
 	}
 	return w.process.Stop()
+}
+
+// Metrics returns the process's /metrics page.
+func (w *Webhook) Metrics() (string, error) {
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", w.MetricsPort))
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET /metrics: %s", resp.Status)
+	}
+	return string(body), err
 }
 
 // CertDir is the directory the webhook reads its serving certificate from.

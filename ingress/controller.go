@@ -1,0 +1,381 @@
+package ingress
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// Event reasons on Ingresses.
+const (
+	// ReasonIncomplete reports rules and paths that produced no Route.
+	ReasonIncomplete = "IncompleteIngressToRouteRules"
+	// ReasonFailed reports a Route the API refused to create, update or delete.
+	ReasonFailed = "FailedIngressToRouteConversion"
+	// ReasonInvalidAnnotation reports an unparsable reconcile-labels value.
+	ReasonInvalidAnnotation = "InvalidAnnotationValue"
+)
+
+// Field indexes of the controller's cache.
+const (
+	routeOwnerIndex    = "metadata.controllerUID"
+	ingressSvcIndex    = "spec.serviceNames"
+	ingressSecretIndex = "spec.secretNames"
+)
+
+// Reconciler makes the Routes owned by each managed Ingress equal to what
+// Translate says they should be: it creates missing Routes, reverts edits,
+// deletes Routes the Ingress no longer asks for, reports problems as events,
+// and writes the routers' canonical hostnames into the Ingress's status.
+type Reconciler struct {
+	Client client.Client
+	// Events records events on Ingresses.
+	Events events.EventRecorder
+	// ControllerName is the IngressClass controller this reconciler serves.
+	ControllerName string
+
+	metrics *controllerMetrics
+	// reported remembers the last message of each event kind per Ingress,
+	// so that a steady cluster is not written to by repeated events.
+	reported sync.Map
+}
+
+type controllerMetrics struct {
+	writes *prometheus.CounterVec
+}
+
+// Reconcile syncs one Ingress.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	ing := &networkingv1.Ingress{}
+	if err := r.Client.Get(ctx, req.NamespacedName, ing); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err) // deleted: garbage collection removes its Routes
+	}
+	if ing.DeletionTimestamp != nil {
+		return reconcile.Result{}, nil
+	}
+	res := Translate(ing, cachedObjects{ctx: ctx, reader: r.Client}, r.ControllerName)
+	if !res.Managed {
+		return reconcile.Result{}, nil // another controller's: its Routes are left alone
+	}
+	var owned routecore.RouteList
+	if err := r.Client.List(ctx, &owned, client.InNamespace(ing.Namespace), client.MatchingFields{routeOwnerIndex: string(ing.UID)}); err != nil {
+		return reconcile.Result{}, err
+	}
+	syncErr := r.syncRoutes(ctx, ing, res, owned.Items)
+	r.report(ing, ReasonIncomplete, corev1.EventTypeNormal, problemsNote(res.Problems))
+	r.report(ing, ReasonInvalidAnnotation, corev1.EventTypeNormal, res.InvalidReconcileLabels)
+	failure := ""
+	if syncErr != nil {
+		failure = "Error in converting Ingress to Route: " + syncErr.Error()
+	}
+	r.report(ing, ReasonFailed, corev1.EventTypeWarning, failure)
+	if err := r.updateStatus(ctx, ing, owned.Items); err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{}, syncErr
+}
+
+func problemsNote(problems []string) string {
+	if len(problems) == 0 {
+		return ""
+	}
+	return "Incomplete ingress to route rules detected: " + strings.Join(problems, "; ")
+}
+
+// syncRoutes creates, updates and deletes owned Routes until they equal
+// res.Routes. It carries on past failures and returns them together.
+func (r *Reconciler) syncRoutes(ctx context.Context, ing *networkingv1.Ingress, res Result, owned []routecore.Route) error {
+	existing := make(map[string]*routecore.Route, len(owned))
+	for i := range owned {
+		existing[owned[i].Name] = &owned[i]
+	}
+	var failures []string
+	for _, want := range res.Routes {
+		have, ok := existing[want.Name]
+		delete(existing, want.Name)
+		var err error
+		switch {
+		case !ok:
+			err = r.write(ctx, "create", want.Name, func() error { return r.Client.Create(ctx, want) })
+			switch {
+			case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+				return nil // the namespace, Ingress included, is going away
+			case apierrors.IsAlreadyExists(err):
+				err = fmt.Errorf("a Route named %s already exists and is not owned by this Ingress", want.Name)
+			}
+		case needsUpdate(have, want, res.ReconcileLabels):
+			err = r.write(ctx, "update", want.Name, func() error { return r.Client.Update(ctx, merge(have, want, res.ReconcileLabels)) })
+		}
+		if err != nil {
+			failures = append(failures, fmt.Sprintf("route %s: %v", want.Name, err))
+		}
+	}
+	for _, stale := range sortedRoutes(existing) {
+		err := r.write(ctx, "delete", stale.Name, func() error {
+			return client.IgnoreNotFound(r.Client.Delete(ctx, stale, client.Preconditions{UID: &stale.UID}))
+		})
+		if err != nil {
+			failures = append(failures, fmt.Sprintf("route %s: %v", stale.Name, err))
+		}
+	}
+	if len(failures) > 0 {
+		return fmt.Errorf("%s", strings.Join(failures, "; "))
+	}
+	return nil
+}
+
+// write performs one API write on the named Route, counting and logging it.
+func (r *Reconciler) write(ctx context.Context, op, name string, do func() error) error {
+	err := do()
+	result := "ok"
+	if err != nil {
+		result = "error"
+	}
+	r.metrics.writes.WithLabelValues(op, result).Inc()
+	logf.FromContext(ctx).V(1).Info("route "+op, "route", name, "error", err)
+	return err
+}
+
+// needsUpdate reports whether an owned Route differs from what the Ingress
+// asks for: spec, annotations and controller reference always; labels only
+// with reconcile-labels.
+func needsUpdate(have, want *routecore.Route, reconcileLabels bool) bool {
+	return !equality.Semantic.DeepEqual(have.Spec, want.Spec) ||
+		!maps.Equal(have.Annotations, want.Annotations) ||
+		!equality.Semantic.DeepEqual(have.OwnerReferences, want.OwnerReferences) ||
+		(reconcileLabels && !maps.Equal(have.Labels, want.Labels))
+}
+
+// merge returns have with want's spec, annotations, owner references and,
+// with reconcile-labels, labels: user edits are reverted.
+func merge(have, want *routecore.Route, reconcileLabels bool) *routecore.Route {
+	out := have.DeepCopy()
+	out.Spec = *want.Spec.DeepCopy()
+	out.Annotations = maps.Clone(want.Annotations)
+	out.OwnerReferences = slices.Clone(want.OwnerReferences)
+	if reconcileLabels {
+		out.Labels = maps.Clone(want.Labels)
+	}
+	return out
+}
+
+func sortedRoutes(m map[string]*routecore.Route) []*routecore.Route {
+	out := slices.Collect(maps.Values(m))
+	slices.SortFunc(out, func(a, b *routecore.Route) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// report records an event when its message for this Ingress changed since
+// the last one of the same reason; an empty message only clears the memory.
+func (r *Reconciler) report(ing *networkingv1.Ingress, reason, eventType, message string) {
+	key := string(ing.UID) + "/" + reason
+	if message == "" {
+		r.reported.Delete(key)
+		return
+	}
+	if last, ok := r.reported.Load(key); ok && last == message {
+		return
+	}
+	r.reported.Store(key, message)
+	r.Events.Eventf(ing, nil, eventType, reason, "Sync", "%s", message)
+}
+
+// updateStatus sets the Ingress's load-balancer hostnames to the canonical
+// hostnames of the routers that admitted its Routes, sorted, writing only
+// when they change.
+func (r *Reconciler) updateStatus(ctx context.Context, ing *networkingv1.Ingress, owned []routecore.Route) error {
+	var hostnames []string
+	for i := range owned {
+		for _, in := range owned[i].Status.Ingress {
+			if in.RouterCanonicalHostname != "" && admitted(in) {
+				hostnames = append(hostnames, in.RouterCanonicalHostname)
+			}
+		}
+	}
+	slices.Sort(hostnames)
+	hostnames = slices.Compact(hostnames)
+	var want []networkingv1.IngressLoadBalancerIngress
+	for _, h := range hostnames {
+		want = append(want, networkingv1.IngressLoadBalancerIngress{Hostname: h})
+	}
+	if equality.Semantic.DeepEqual(ing.Status.LoadBalancer.Ingress, want) {
+		return nil
+	}
+	updated := ing.DeepCopy()
+	updated.Status.LoadBalancer.Ingress = want
+	return r.Client.Status().Update(ctx, updated)
+}
+
+func admitted(in routecore.RouteIngress) bool {
+	for _, c := range in.Conditions {
+		if c.Type == routecore.RouteAdmitted {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// cachedObjects reads what Translate needs from the controller's cache.
+type cachedObjects struct {
+	ctx    context.Context
+	reader client.Reader
+}
+
+func (c cachedObjects) Service(namespace, name string) *corev1.Service {
+	svc := &corev1.Service{}
+	if c.reader.Get(c.ctx, types.NamespacedName{Namespace: namespace, Name: name}, svc) != nil {
+		return nil
+	}
+	return svc
+}
+
+func (c cachedObjects) Secret(namespace, name string) *corev1.Secret {
+	s := &corev1.Secret{}
+	if c.reader.Get(c.ctx, types.NamespacedName{Namespace: namespace, Name: name}, s) != nil {
+		return nil
+	}
+	return s
+}
+
+func (c cachedObjects) IngressClass(name string) *networkingv1.IngressClass {
+	ic := &networkingv1.IngressClass{}
+	if c.reader.Get(c.ctx, types.NamespacedName{Name: name}, ic) != nil {
+		return nil
+	}
+	return ic
+}
+
+// ControllerOptions configure the controller.
+type ControllerOptions struct {
+	// ControllerName is the IngressClass controller served (default
+	// DefaultControllerName).
+	ControllerName string
+	// Workers is the number of Ingresses reconciled in parallel (default 4).
+	Workers int
+}
+
+// SetupWithManager registers the controller: it watches Ingresses, the
+// Routes they own, IngressClasses, and the Services and TLS or Opaque
+// Secrets they refer to.
+func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts ControllerOptions) (*Reconciler, error) {
+	if opts.ControllerName == "" {
+		opts.ControllerName = DefaultControllerName
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 4
+	}
+	writes := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "routeshift_ingress_route_writes_total",
+		Help: "Route writes by the Ingress-to-Route controller, by operation (create, update, delete) and result (ok, error).",
+	}, []string{"op", "result"})
+	if err := ctrlmetrics.Registry.Register(writes); err != nil {
+		return nil, err
+	}
+	r := &Reconciler{Client: mgr.GetClient(), Events: mgr.GetEventRecorder("ingress-to-route"),
+		ControllerName: opts.ControllerName, metrics: &controllerMetrics{writes: writes}}
+	if err := indexFields(ctx, mgr); err != nil {
+		return nil, err
+	}
+	byIndex := func(index string) handler.EventHandler {
+		return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return r.ingressesMatching(ctx, o.GetNamespace(), client.MatchingFields{index: o.GetName()})
+		})
+	}
+	allIngresses := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
+		return r.ingressesMatching(ctx, "")
+	})
+	certSecrets := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		s, ok := o.(*corev1.Secret)
+		return ok && (s.Type == corev1.SecretTypeTLS || s.Type == corev1.SecretTypeOpaque)
+	})
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("ingress-to-route").
+		For(&networkingv1.Ingress{}).
+		Owns(&routecore.Route{}).
+		Watches(&networkingv1.IngressClass{}, allIngresses).
+		Watches(&corev1.Service{}, byIndex(ingressSvcIndex)).
+		Watches(&corev1.Secret{}, byIndex(ingressSecretIndex), builder.WithPredicates(certSecrets)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.Workers}).
+		Complete(r)
+	return r, err
+}
+
+func (r *Reconciler) ingressesMatching(ctx context.Context, namespace string, opts ...client.ListOption) []reconcile.Request {
+	var list networkingv1.IngressList
+	if namespace != "" {
+		opts = append(opts, client.InNamespace(namespace))
+	}
+	if err := r.Client.List(ctx, &list, opts...); err != nil {
+		logf.FromContext(ctx).Error(err, "listing ingresses to requeue")
+		return nil
+	}
+	reqs := make([]reconcile.Request, len(list.Items))
+	for i := range list.Items {
+		reqs[i] = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}}
+	}
+	return reqs
+}
+
+// indexFields indexes Routes by controller UID and Ingresses by the
+// Services and Secrets they refer to.
+func indexFields(ctx context.Context, mgr ctrl.Manager) error {
+	idx := mgr.GetFieldIndexer()
+	if err := idx.IndexField(ctx, &routecore.Route{}, routeOwnerIndex, func(o client.Object) []string {
+		if ref := metav1.GetControllerOf(o); ref != nil && ref.Kind == "Ingress" {
+			return []string{string(ref.UID)}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &networkingv1.Ingress{}, ingressSvcIndex, func(o client.Object) []string {
+		var names []string
+		for _, rule := range o.(*networkingv1.Ingress).Spec.Rules {
+			if rule.HTTP == nil {
+				continue
+			}
+			for _, p := range rule.HTTP.Paths {
+				if p.Backend.Service != nil {
+					names = append(names, p.Backend.Service.Name)
+				}
+			}
+		}
+		return names
+	}); err != nil {
+		return err
+	}
+	return idx.IndexField(ctx, &networkingv1.Ingress{}, ingressSecretIndex, func(o client.Object) []string {
+		ing := o.(*networkingv1.Ingress)
+		var names []string
+		for _, t := range ing.Spec.TLS {
+			names = append(names, t.SecretName)
+		}
+		if ca := ing.Annotations[DestinationCAAnnotation]; ca != "" {
+			names = append(names, ca)
+		}
+		return names
+	})
+}

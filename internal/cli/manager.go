@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+	"go.uber.org/zap/zapcore"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/routeshift/routeshift/ingress"
+	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/webhook"
+)
+
+// managerOptions are the flags of the long-running commands: the cluster,
+// logging, metrics, probes and leader election.
+type managerOptions struct {
+	kubeconfig        string
+	logLevel          string
+	metricsAddr       string
+	probeAddr         string
+	leaderElect       bool
+	leaderElectionNS  string
+	leaderElectionApp bool
+}
+
+func (o *managerOptions) addFlags(f *pflag.FlagSet, leaderElection bool) {
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, the in-cluster service account, then ~/.kube/config)")
+	f.StringVar(&o.logLevel, "log-level", "info", "log level: info, or debug for every admission decision and Route write")
+	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `address of /metrics ("0" turns it off)`)
+	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	if leaderElection {
+		o.leaderElectionApp = true
+		ns := os.Getenv("POD_NAMESPACE")
+		if ns == "" {
+			ns = "routeshift"
+		}
+		f.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader among replicas; only the leader reconciles (webhooks are served by every replica)")
+		f.StringVar(&o.leaderElectionNS, "leader-election-namespace", ns, "namespace of the leader election Lease (default: $POD_NAMESPACE, else routeshift)")
+	}
+}
+
+func (o *managerOptions) restConfig() (*rest.Config, error) {
+	if o.kubeconfig != "" {
+		return clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	}
+	return ctrl.GetConfig()
+}
+
+// setupLogging logs JSON lines; debug adds controller-runtime's V(1).
+func (o *managerOptions) setupLogging() error {
+	var level zapcore.Level
+	switch o.logLevel {
+	case "info":
+		level = zapcore.InfoLevel
+	case "debug":
+		level = zapcore.DebugLevel
+	default:
+		return fmt.Errorf("--log-level %q: use info or debug", o.logLevel)
+	}
+	ctrl.SetLogger(zap.New(zap.Level(level), zap.JSONEncoder()))
+	return nil
+}
+
+// scheme knows the built-in types and Routes.
+func scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	_ = routecore.AddToScheme(s)
+	return s
+}
+
+// run starts a manager serving the webhooks (wh not nil) and running the
+// Ingress-to-Route controller (ctl not nil), until ctx ends.
+func (o *managerOptions) run(ctx context.Context, wh *webhookOptions, ctl *ingress.ControllerOptions) error {
+	if err := o.setupLogging(); err != nil {
+		return err
+	}
+	cfg, err := o.restConfig()
+	if err != nil {
+		return fmt.Errorf("connecting to the cluster: %w", err)
+	}
+	shutdown := 20 * time.Second
+	opts := ctrl.Options{
+		Scheme:                  scheme(),
+		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress:  o.probeAddr,
+		GracefulShutdownTimeout: &shutdown,
+		LeaderElection:          o.leaderElect && ctl != nil,
+		LeaderElectionID:        "routeshift-ingress-to-route",
+		LeaderElectionNamespace: o.leaderElectionNS,
+		// Step down at once on shutdown so a standby takes over quickly.
+		LeaderElectionReleaseOnCancel: true,
+	}
+	var renew manager.RunnableFunc
+	if wh != nil {
+		if opts.WebhookServer, renew, err = wh.server(ctx, cfg); err != nil {
+			return err
+		}
+	}
+	mgr, err := ctrl.NewManager(cfg, opts)
+	if err != nil {
+		return fmt.Errorf("creating the manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	if renew != nil {
+		if err := mgr.Add(renew); err != nil {
+			return err
+		}
+	}
+	if wh != nil {
+		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+			return err
+		}
+		if _, err := webhook.SetupWithManager(ctx, mgr, wh.handlers); err != nil {
+			return err
+		}
+		ctrl.Log.Info("serving the Route admission webhooks", "port", wh.port, "certDir", wh.certDir)
+	}
+	if ctl != nil {
+		if _, err := ingress.SetupWithManager(ctx, mgr, *ctl); err != nil {
+			return err
+		}
+		ctrl.Log.Info("running the Ingress-to-Route controller", "controllerName", ctl.ControllerName, "leaderElection", opts.LeaderElection)
+	}
+	return mgr.Start(ctx)
+}

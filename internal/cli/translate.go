@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/routeshift/routeshift/ingress"
+	"github.com/routeshift/routeshift/internal/input"
+)
+
+type translateOptions struct {
+	files          []string
+	namespace      string
+	output         string
+	controllerName string
+	fromCluster    bool
+	kubeconfig     string
+	allNamespaces  bool
+}
+
+func newTranslate() *cobra.Command {
+	o := &translateOptions{}
+	cmd := &cobra.Command{
+		Use:   "translate -f FILE [-f FILE...] | translate --from-cluster",
+		Short: "Show the Routes the Ingress-to-Route controller would make from Ingresses",
+		Long: `translate is a migration dry-run: it reads Ingresses, with the Services, Secrets and
+IngressClasses they refer to, and prints the Routes the Ingress-to-Route controller would
+create — same names, same specs, valid for "routeshift validate" and the webhook.
+
+Every rule or path that would produce no Route is reported on stderr as
+  warning: ingress NAMESPACE/NAME: MESSAGE
+followed by a summary. Ingresses of another controller's class are listed as ignored.
+Input is YAML or JSON (several documents per file, List objects, "-" for stdin); with
+--from-cluster the objects are read from the cluster instead, and nothing is changed.
+
+Routes of Ingresses read from files have no ownerReference (the Ingress has no UID until
+it is stored); applied by hand, they stand alone. With --from-cluster they are owned by
+their Ingress, exactly as the controller writes them.
+
+The exit status is 0 when the input could be read, even if some rules produce no Route:
+those are results, reported as warnings.`,
+		Example: `  routeshift translate -f ingress.yaml -f services.yaml
+  kubectl get ingress,service,ingressclass -A -o yaml | routeshift translate -f -
+  routeshift translate --from-cluster -n shop -o yaml > routes.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&o.files, "filename", "f", nil, `file to read ("-" for standard input); repeatable`)
+	f.StringVarP(&o.namespace, "namespace", "n", "default", "namespace of objects that name none; with --from-cluster, the namespace to read")
+	f.StringVarP(&o.output, "output", "o", "yaml", `"yaml" prints the Routes; "name" prints NAMESPACE/NAME lines`)
+	f.StringVar(&o.controllerName, "ingress-controller-name", ingress.DefaultControllerName, "IngressClass spec.controller of the Ingresses to translate")
+	f.BoolVar(&o.fromCluster, "from-cluster", false, "read Ingresses, Services, Secrets and IngressClasses from the cluster (read-only)")
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --from-cluster (default: $KUBECONFIG, then ~/.kube/config)")
+	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "with --from-cluster, read every namespace")
+	return cmd
+}
+
+func (o *translateOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) error {
+	if o.output != "yaml" && o.output != "name" {
+		return fmt.Errorf("--output %q is not supported: use -o yaml or -o name", o.output)
+	}
+	var ingresses []*networkingv1.Ingress
+	objs := ingress.NewObjectSet()
+	var err error
+	switch {
+	case o.fromCluster && len(o.files) > 0:
+		return fmt.Errorf("use either -f or --from-cluster, not both")
+	case o.fromCluster:
+		ingresses, err = o.readCluster(ctx, objs)
+	default:
+		ingresses, err = o.readFiles(stdin, objs)
+	}
+	if err != nil {
+		return err
+	}
+	var routes []any
+	var sum summary
+	for _, ing := range ingresses {
+		res := ingress.Translate(ing, objs, o.controllerName)
+		sum.add(ing, res)
+		who := ing.Namespace + "/" + ing.Name
+		if !res.Managed {
+			fmt.Fprintf(stderr, "warning: ingress %s: ignored: its class belongs to another controller (not %s)\n", who, o.controllerName)
+			continue
+		}
+		for _, p := range res.Problems {
+			fmt.Fprintf(stderr, "warning: ingress %s: %s\n", who, p)
+		}
+		if res.InvalidReconcileLabels != "" {
+			fmt.Fprintf(stderr, "warning: ingress %s: %s\n", who, res.InvalidReconcileLabels)
+		}
+		for _, r := range res.Routes {
+			if o.output == "name" {
+				fmt.Fprintf(stdout, "%s/%s\n", r.Namespace, r.Name)
+			} else {
+				routes = append(routes, printable(r))
+			}
+		}
+	}
+	if err := printYAML(stdout, routes); err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, sum.String())
+	return nil
+}
+
+func (o *translateOptions) readFiles(stdin io.Reader, objs *ingress.ObjectSet) ([]*networkingv1.Ingress, error) {
+	read, err := input.Read(o.files, stdin)
+	if err != nil {
+		return nil, err
+	}
+	var ingresses []*networkingv1.Ingress
+	for _, obj := range read {
+		var into client.Object
+		switch {
+		case obj.Kind == "Ingress" && obj.APIVersion == "networking.k8s.io/v1":
+			into = &networkingv1.Ingress{}
+		case obj.Kind == "Ingress":
+			return nil, fmt.Errorf("%s: Ingress %s is not read: convert it to networking.k8s.io/v1 (serviceName/servicePort become service.name/service.port)", obj.Source, obj.APIVersion)
+		case obj.Kind == "IngressClass" && obj.APIVersion == "networking.k8s.io/v1":
+			into = &networkingv1.IngressClass{}
+		case obj.Kind == "Service" && obj.APIVersion == "v1":
+			into = &corev1.Service{}
+		case obj.Kind == "Secret" && obj.APIVersion == "v1":
+			into = &corev1.Secret{}
+		default:
+			continue // Deployments and the like travel with Ingresses; they do not matter here
+		}
+		if err := input.DecodeStrict(obj, into); err != nil {
+			return nil, err
+		}
+		if into.GetNamespace() == "" {
+			into.SetNamespace(o.namespace)
+		}
+		if ing, ok := into.(*networkingv1.Ingress); ok {
+			ingresses = append(ingresses, ing)
+		} else {
+			objs.Add(into)
+		}
+	}
+	return ingresses, nil
+}
+
+// readCluster lists the objects with get/list rights only.
+func (o *translateOptions) readCluster(ctx context.Context, objs *ingress.ObjectSet) ([]*networkingv1.Ingress, error) {
+	m := managerOptions{kubeconfig: o.kubeconfig}
+	cfg, err := m.restConfig()
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the cluster: %w", err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme()})
+	if err != nil {
+		return nil, err
+	}
+	var opts []client.ListOption
+	if !o.allNamespaces {
+		opts = append(opts, client.InNamespace(o.namespace))
+	}
+	var ings networkingv1.IngressList
+	var svcs corev1.ServiceList
+	var secrets corev1.SecretList
+	var classes networkingv1.IngressClassList
+	for what, list := range map[string]client.ObjectList{"ingresses": &ings, "services": &svcs, "secrets": &secrets} {
+		if err := c.List(ctx, list, opts...); err != nil {
+			return nil, fmt.Errorf("listing %s: %w", what, err)
+		}
+	}
+	if err := c.List(ctx, &classes); err != nil {
+		return nil, fmt.Errorf("listing ingressclasses: %w", err)
+	}
+	for i := range svcs.Items {
+		objs.Add(&svcs.Items[i])
+	}
+	for i := range secrets.Items {
+		objs.Add(&secrets.Items[i])
+	}
+	for i := range classes.Items {
+		objs.Add(&classes.Items[i])
+	}
+	out := make([]*networkingv1.Ingress, len(ings.Items))
+	for i := range ings.Items {
+		out[i] = &ings.Items[i]
+	}
+	slices.SortFunc(out, func(a, b *networkingv1.Ingress) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+	return out, nil
+}
+
+// summary counts what a translation did, for the report's last line.
+type summary struct {
+	ingresses, ignored, routes, problems int
+}
+
+func (s *summary) add(_ *networkingv1.Ingress, res ingress.Result) {
+	s.ingresses++
+	if !res.Managed {
+		s.ignored++
+	}
+	s.routes += len(res.Routes)
+	s.problems += len(res.Problems)
+}
+
+func (s summary) String() string {
+	return fmt.Sprintf("summary: %s read (%d of another class, ignored); %s emitted; %s produced no Route",
+		plural(s.ingresses, "ingress", "ingresses"), s.ignored, plural(s.routes, "route", "routes"), plural(s.problems, "rule or path", "rules or paths"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
