@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/routeshift/routeshift/ingress"
+)
+
+const shopInput = `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: shop
+  namespace: shop
+  annotations:
+    route.openshift.io/termination: edge
+spec:
+  tls:
+  - hosts: [shop.example.com]
+    secretName: missing-cert
+  rules:
+  - host: www.example.com
+    http:
+      paths:
+      - path: /api/v1
+        pathType: Exact
+        backend: {service: {name: api, port: {number: 8080}}}
+  - host: shop.example.com
+    http:
+      paths:
+      - backend: {service: {name: web, port: {number: 80}}}
+  - http:
+      paths:
+      - backend: {service: {name: web, port: {number: 80}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: legacy, namespace: shop}
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: old.example.com
+    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: nginx}
+spec: {controller: k8s.io/ingress-nginx}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: shop}
+spec:
+  ports: [{port: 8080}]
+`
+
+// TestTranslate: the Routes on stdout, problems and the summary on stderr,
+// and the output passes validate.
+func TestTranslate(t *testing.T) {
+	stdout, stderr, code := run(t, shopInput, "translate", "-f", "-")
+	name := ingress.RouteName("shop", "www.example.com", "/api/v1")
+	wantOut := `apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  annotations:
+    route.openshift.io/termination: edge
+    routeshift.io/path-type: Exact
+  name: ` + name + `
+  namespace: shop
+spec:
+  host: www.example.com
+  path: /api/v1
+  tls:
+    insecureEdgeTerminationPolicy: Redirect
+    termination: edge
+  to:
+    kind: Service
+    name: api
+    weight: 100
+  wildcardPolicy: None
+`
+	wantErr := `warning: ingress shop/shop: Invalid or missing TLS secret for rule host "shop.example.com"
+warning: ingress shop/shop: Missing host field in rule at index 2
+warning: ingress shop/legacy: ignored: its class belongs to another controller (not openshift.io/ingress-to-route)
+summary: 2 ingresses read (1 of another class, ignored); 1 route emitted; 2 rules or paths produced no Route
+`
+	if code != 0 || stdout != wantOut || stderr != wantErr {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant stdout:\n%s\nwant stderr:\n%s", code, stdout, stderr, wantOut, wantErr)
+	}
+	vout, verr, vcode := run(t, stdout, "validate", "-f", "-")
+	if vcode != 0 || verr != "" || vout != "shop/"+name+" valid\n" {
+		t.Errorf("translate's output does not validate: exit %d\n%s%s", vcode, vout, verr)
+	}
+
+	names, _, code := run(t, shopInput, "translate", "-f", "-", "-o", "name")
+	if code != 0 || names != "shop/"+name+"\n" {
+		t.Errorf("-o name: exit %d, %q", code, names)
+	}
+}
+
+func TestTranslateBadInput(t *testing.T) {
+	tests := []struct{ name, stdin, want string }{
+		{"extensions/v1beta1 Ingress", "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: old}\n",
+			"error: <stdin>, document 1 (line 1): Ingress extensions/v1beta1 is not read: convert it to networking.k8s.io/v1 (serviceName/servicePort become service.name/service.port)\n"},
+		{"unknown field", "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: x}\nspec: {rulez: []}\n",
+			"error: <stdin>, document 1 (line 1): unknown field \"spec.rulez\" (check the spelling against the API reference)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := run(t, tt.stdin, "translate", "-f", "-")
+			if code != 1 || stderr != tt.want {
+				t.Errorf("exit %d, stderr %q, want %q", code, stderr, tt.want)
+			}
+		})
+	}
+	if _, stderr, code := run(t, "", "translate", "-f", "-", "--from-cluster"); code != 1 || !strings.Contains(stderr, "use either -f or --from-cluster") {
+		t.Errorf("-f with --from-cluster: exit %d, %q", code, stderr)
+	}
+}
