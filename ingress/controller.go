@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
@@ -58,6 +59,9 @@ type Reconciler struct {
 	ControllerName string
 
 	metrics *controllerMetrics
+	// created remembers Routes created but not yet seen in the cache, so
+	// that a reconcile racing the cache does not create them again.
+	created expectations
 	// reported remembers the last message of each event kind per Ingress,
 	// so that a steady cluster is not written to by repeated events.
 	reported sync.Map
@@ -84,6 +88,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.Client.List(ctx, &owned, client.InNamespace(ing.Namespace), client.MatchingFields{routeOwnerIndex: string(ing.UID)}); err != nil {
 		return reconcile.Result{}, err
 	}
+	r.created.observe(ing.UID, owned.Items)
 	syncErr := r.syncRoutes(ctx, ing, res, owned.Items)
 	r.report(ing, ReasonIncomplete, corev1.EventTypeNormal, problemsNote(res.Problems))
 	r.report(ing, ReasonInvalidAnnotation, corev1.EventTypeNormal, res.InvalidReconcileLabels)
@@ -118,8 +123,13 @@ func (r *Reconciler) syncRoutes(ctx context.Context, ing *networkingv1.Ingress, 
 		delete(existing, want.Name)
 		var err error
 		switch {
+		case !ok && r.created.pending(ing.UID, want.Name):
+			// Created moments ago; the cache has not caught up.
 		case !ok:
 			err = r.write(ctx, "create", want.Name, func() error { return r.Client.Create(ctx, want) })
+			if err == nil {
+				r.created.expect(ing.UID, want.Name)
+			}
 			switch {
 			case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 				return nil // the namespace, Ingress included, is going away
@@ -157,6 +167,48 @@ func (r *Reconciler) write(ctx context.Context, op, name string, do func() error
 	r.metrics.writes.WithLabelValues(op, result).Inc()
 	logf.FromContext(ctx).V(1).Info("route "+op, "route", name, "error", err)
 	return err
+}
+
+// expectations are Routes created per Ingress and not yet observed in the
+// cache; an expectation lapses after expectationTTL in case its Route was
+// deleted before the cache saw it.
+type expectations struct {
+	mu      sync.Mutex
+	byOwner map[types.UID]map[string]time.Time
+}
+
+const expectationTTL = 30 * time.Second
+
+func (e *expectations) expect(owner types.UID, name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.byOwner == nil {
+		e.byOwner = map[types.UID]map[string]time.Time{}
+	}
+	if e.byOwner[owner] == nil {
+		e.byOwner[owner] = map[string]time.Time{}
+	}
+	e.byOwner[owner][name] = time.Now()
+}
+
+// observe drops the expectations the cache now satisfies.
+func (e *expectations) observe(owner types.UID, seen []routecore.Route) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	names := e.byOwner[owner]
+	for i := range seen {
+		delete(names, seen[i].Name)
+	}
+	if len(names) == 0 {
+		delete(e.byOwner, owner)
+	}
+}
+
+func (e *expectations) pending(owner types.UID, name string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	at, ok := e.byOwner[owner][name]
+	return ok && time.Since(at) < expectationTTL
 }
 
 // needsUpdate reports whether an owned Route differs from what the Ingress

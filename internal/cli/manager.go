@@ -27,6 +27,8 @@ import (
 // logging, metrics, probes and leader election.
 type managerOptions struct {
 	kubeconfig        string
+	qps               float32
+	burst             int
 	logLevel          string
 	metricsAddr       string
 	probeAddr         string
@@ -37,6 +39,8 @@ type managerOptions struct {
 
 func (o *managerOptions) addFlags(f *pflag.FlagSet, leaderElection bool) {
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, the in-cluster service account, then ~/.kube/config)")
+	f.Float32Var(&o.qps, "kube-api-qps", -1, "requests per second to the API server; -1 leaves rate limiting to the server's API Priority and Fairness")
+	f.IntVar(&o.burst, "kube-api-burst", 0, "burst of requests to the API server when --kube-api-qps is set")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: info, or debug for every admission decision and Route write")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `address of /metrics ("0" turns it off)`)
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
@@ -52,10 +56,18 @@ func (o *managerOptions) addFlags(f *pflag.FlagSet, leaderElection bool) {
 }
 
 func (o *managerOptions) restConfig() (*rest.Config, error) {
+	cfg, err := ctrl.GetConfig()
 	if o.kubeconfig != "" {
-		return clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
 	}
-	return ctrl.GetConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = o.qps, o.burst
+	if cfg.QPS == 0 {
+		cfg.QPS = -1
+	}
+	return cfg, nil
 }
 
 // setupLogging logs JSON lines; debug adds controller-runtime's V(1).

@@ -154,7 +154,7 @@ func (o *translateOptions) readFiles(stdin io.Reader, objs *ingress.ObjectSet) (
 
 // readCluster lists the objects with get/list rights only.
 func (o *translateOptions) readCluster(ctx context.Context, objs *ingress.ObjectSet) ([]*networkingv1.Ingress, error) {
-	m := managerOptions{kubeconfig: o.kubeconfig}
+	m := managerOptions{kubeconfig: o.kubeconfig, qps: -1}
 	cfg, err := m.restConfig()
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the cluster: %w", err)

@@ -95,6 +95,8 @@ type Options struct {
 	// Controller adds the Ingress-to-Route controller: `routeshift manager`
 	// runs instead of `routeshift webhook`.
 	Controller bool
+	// LogLevel of routeshift (default debug, which logs every decision).
+	LogLevel string
 }
 
 // The package's control plane, set by Main and handed out by Cluster.
@@ -259,7 +261,7 @@ func (cp *ControlPlane) finishSetup(opts Options) error {
 		}
 	}
 	if opts.Webhook || opts.Controller {
-		if cp.Webhook, err = cp.startWebhook(opts.Controller); err != nil {
+		if cp.Webhook, err = cp.startWebhook(opts); err != nil {
 			return err
 		}
 	}

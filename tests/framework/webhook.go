@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -38,7 +39,7 @@ type Webhook struct {
 // ServiceAccount is the user name the manager runs as.
 const ServiceAccount = "system:serviceaccount:routeshift:routeshift"
 
-func (cp *ControlPlane) startWebhook(controller bool) (*Webhook, error) {
+func (cp *ControlPlane) startWebhook(opts Options) (*Webhook, error) {
 	ctx := context.Background()
 	bin, err := cp.Routeshift()
 	if err != nil {
@@ -67,7 +68,7 @@ func (cp *ControlPlane) startWebhook(controller bool) (*Webhook, error) {
 		return nil, err
 	}
 	command := "webhook"
-	if controller {
+	if opts.Controller {
 		command = "manager"
 	}
 	w.certDir = filepath.Join(cp.tempDir, "webhook-certs")
@@ -76,8 +77,8 @@ func (cp *ControlPlane) startWebhook(controller bool) (*Webhook, error) {
 		"--self-signed", "--self-signed-ip", "127.0.0.1", "--self-signed-dns-name", "localhost",
 		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", w.MetricsPort),
 		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", w.ProbePort),
-		"--log-level", "debug"}
-	if controller {
+		"--log-level", cmp.Or(opts.LogLevel, "debug")}
+	if opts.Controller {
 		w.args = append(w.args, "--leader-election-namespace", "routeshift")
 	}
 	return w, w.Start()

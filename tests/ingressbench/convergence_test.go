@@ -1,0 +1,201 @@
+// Package ingressbench measures the Ingress-to-Route controller on the real
+// API server: convergence of thousands of Ingresses against a plain client
+// loop writing the same Routes, and the writes of a steady cluster.
+package ingressbench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/routeshift/routeshift/ingress"
+	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/tests/framework"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(framework.MainWith(m, framework.Options{Controller: true, LogLevel: "info"}))
+}
+
+// Scale of the benchmark; BENCH_INGRESSES overrides the number of Ingresses.
+const (
+	namespaces = 50
+	workers    = 4 // the controller's default, and the plain loop's
+	steady     = 60 * time.Second
+)
+
+// BenchmarkConvergence creates N Ingresses (2 hosts each) while the
+// controller is stopped, starts it and times until the 2N Routes exist.
+// In the same run a plain loop with the same parallelism creates the same
+// Routes (through the same webhook) in other namespaces: the API server is
+// the floor. Then it counts the controller's writes in a steady minute.
+func BenchmarkConvergence(b *testing.B) {
+	n := 5000
+	if v, err := strconv.Atoi(os.Getenv("BENCH_INGRESSES")); err == nil && v > 0 {
+		n = v
+	}
+	cp := framework.Cluster(b)
+	ctx := context.Background()
+	run := strconv.FormatInt(time.Now().Unix(), 36)
+
+	// The plain loop: the Routes the controller would create, without owner.
+	plainNS := createNamespaces(b, cp, "plain-"+run)
+	objs := ingress.NewObjectSet()
+	var plain []*routecore.Route
+	for i := range n {
+		ing, svc := ingressAndService(plainNS[i%namespaces], i, run)
+		ing.UID = ""
+		objs.Add(svc)
+		plain = append(plain, ingress.Translate(ing, objs, ingress.DefaultControllerName).Routes...)
+	}
+	if len(plain) != 2*n {
+		b.Fatalf("translate made %d routes, want %d", len(plain), 2*n)
+	}
+	// No client-side rate limit: the API server (with the webhook) is the floor.
+	cfg := rest.CopyConfig(cp.Config)
+	cfg.QPS = -1
+	c, err := client.New(cfg, client.Options{Scheme: cp.Scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	parallel(b, plain, func(r *routecore.Route) error { return c.Create(ctx, r) })
+	plainTime := time.Since(start)
+
+	// The controller: Ingresses and Services first, with it stopped.
+	if err := cp.Webhook.Stop(); err != nil {
+		b.Fatal(err)
+	}
+	ctlNS := createNamespaces(b, cp, "ctl-"+run)
+	var objects []client.Object
+	for i := range namespaces {
+		_, svc := ingressAndService(ctlNS[i], i, run)
+		objects = append(objects, svc)
+	}
+	for i := range n {
+		ing, _ := ingressAndService(ctlNS[i%namespaces], i, run)
+		objects = append(objects, ing)
+	}
+	parallel(b, objects, func(o client.Object) error { return c.Create(ctx, o) })
+	start = time.Now()
+	if err := cp.Webhook.Start(); err != nil {
+		b.Fatal(err)
+	}
+	waitForRoutes(b, cp, "ctl-"+run, 2*n)
+	ctlTime := time.Since(start)
+
+	before := writes(b, cp)
+	time.Sleep(steady)
+	steadyWrites := writes(b, cp) - before
+
+	b.ReportMetric(plainTime.Seconds(), "plain-loop-s")
+	b.ReportMetric(ctlTime.Seconds(), "controller-s")
+	b.ReportMetric(ctlTime.Seconds()/plainTime.Seconds(), "controller/plain")
+	b.ReportMetric(float64(steadyWrites), "writes-in-steady-60s")
+	b.ReportMetric(float64(2*n), "routes")
+}
+
+func createNamespaces(b *testing.B, cp *framework.ControlPlane, prefix string) []string {
+	var out []string
+	for i := range namespaces {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", prefix, i)}}
+		if err := cp.Client.Create(context.Background(), ns); err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, ns.Name)
+	}
+	return out
+}
+
+// ingressAndService are Ingress i (two hosts, one path each) and the
+// Service of its namespace.
+func ingressAndService(ns string, i int, run string) (*networkingv1.Ingress, *corev1.Service) {
+	prefix := networkingv1.PathTypePrefix
+	backend := networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "web", Port: networkingv1.ServiceBackendPort{Name: "http"}}}
+	rule := func(host string) networkingv1.IngressRule {
+		return networkingv1.IngressRule{Host: host, IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{
+			Paths: []networkingv1.HTTPIngressPath{{Path: "/", PathType: &prefix, Backend: backend}}}}}
+	}
+	ing := &networkingv1.Ingress{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("app-%d", i), Labels: map[string]string{"bench": run}, UID: "x"},
+		Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{
+			rule(fmt.Sprintf("app-%d.%s.example.com", i, run)), rule(fmt.Sprintf("www.app-%d.%s.example.com", i, run))}},
+	}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
+	return ing, svc
+}
+
+// parallel applies write to every item from `workers` goroutines.
+func parallel[T any](b *testing.B, items []T, write func(T) error) {
+	work := make(chan T)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for it := range work {
+				if err := write(it); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	for _, it := range items {
+		work <- it
+	}
+	close(work)
+	wg.Wait()
+}
+
+// waitForRoutes polls until want Routes with the run's label exist in the
+// namespaces with prefix.
+func waitForRoutes(b *testing.B, cp *framework.ControlPlane, prefix string, want int) {
+	deadline := time.Now().Add(15 * time.Minute)
+	for {
+		var list metav1.PartialObjectMetadataList
+		list.SetGroupVersionKind(routecore.GroupVersion.WithKind("RouteList"))
+		if err := cp.Client.List(context.Background(), &list); err != nil {
+			b.Fatal(err)
+		}
+		got := 0
+		for _, r := range list.Items {
+			if strings.HasPrefix(r.Namespace, prefix+"-") {
+				got++
+			}
+		}
+		if got >= want {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d routes after 15 minutes", got, want)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// writes reads the controller's Route write counter.
+func writes(b *testing.B, cp *framework.ControlPlane) int {
+	body, err := cp.Webhook.Metrics()
+	if err != nil {
+		b.Fatal(err)
+	}
+	total := 0
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "routeshift_ingress_route_writes_total{") {
+			n, _ := strconv.Atoi(line[strings.LastIndexByte(line, ' ')+1:])
+			total += n
+		}
+	}
+	return total
+}
