@@ -222,7 +222,7 @@ func routeFor(ing *networkingv1.Ingress, host string, p *networkingv1.HTTPIngres
 			Namespace:       ing.Namespace,
 			Labels:          copyMap(ing.Labels),
 			Annotations:     routeAnnotations(ing, p),
-			OwnerReferences: []metav1.OwnerReference{OwnerReference(ing)},
+			OwnerReferences: ownerReferences(ing),
 		},
 		Spec: routecore.RouteSpec{Host: host, Path: p.Path, Port: port, TLS: tls.DeepCopy(),
 			To: routecore.RouteTargetReference{Kind: "Service", Name: backend.Name}},
@@ -252,10 +252,12 @@ func targetPort(svc *corev1.Service, port networkingv1.ServiceBackendPort) (*rou
 
 // routeAnnotations are the Ingress's annotations (but kubectl's record of
 // the Ingress manifest), plus the exact-path annotation for Exact paths.
+// The path type belongs to each path: an Ingress-level path-type annotation
+// is not copied, or it would turn Prefix paths into exact ones.
 func routeAnnotations(ing *networkingv1.Ingress, p *networkingv1.HTTPIngressPath) map[string]string {
 	out := make(map[string]string, len(ing.Annotations)+1)
 	for k, v := range ing.Annotations {
-		if k != lastAppliedAnnotation {
+		if k != lastAppliedAnnotation && k != routecore.AnnPathType {
 			out[k] = v
 		}
 	}
@@ -266,6 +268,15 @@ func routeAnnotations(ing *networkingv1.Ingress, p *networkingv1.HTTPIngressPath
 		return nil
 	}
 	return out
+}
+
+// ownerReferences makes the Ingress the Route's controller; an Ingress read
+// from a file has no UID yet, and its Routes are left without an owner.
+func ownerReferences(ing *networkingv1.Ingress) []metav1.OwnerReference {
+	if ing.UID == "" {
+		return nil
+	}
+	return []metav1.OwnerReference{OwnerReference(ing)}
 }
 
 // OwnerReference is the controller reference of an Ingress's Routes.
