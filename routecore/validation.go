@@ -23,6 +23,10 @@ type ValidateOptions struct {
 	// SkipCertificateChecks turns off the certificate checks (the router's
 	// EXTENDED_VALIDATION=false, or a webhook configured not to check).
 	SkipCertificateChecks bool
+	// SkipAnnotationValues turns off the checks of router annotation
+	// values: the router ignores values it cannot use instead of refusing
+	// the route.
+	SkipAnnotationValues bool
 }
 
 // ValidateRoute validates a Route being created, after Default. It returns
@@ -143,6 +147,9 @@ func withResourceVersion(meta *metav1.ObjectMeta) *metav1.ObjectMeta {
 }
 
 func (c *check) annotations() field.ErrorList {
+	if c.opts.SkipAnnotationValues {
+		return nil
+	}
 	var old map[string]string
 	if !c.creating() {
 		old = c.old.Annotations

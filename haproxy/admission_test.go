@@ -1,0 +1,346 @@
+package haproxy
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// rt is a valid, defaulted Route created age seconds after the epoch.
+func rt(ns, name, host string, age int, mods ...func(*routecore.Route)) *routecore.Route {
+	w := int32(100)
+	r := &routecore.Route{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(fmt.Sprintf("uid-%s-%s", ns, name)),
+			ResourceVersion: "1", CreationTimestamp: metav1.NewTime(epoch.Add(time.Duration(age) * time.Second))},
+		Spec: routecore.RouteSpec{Host: host, To: routecore.RouteTargetReference{Kind: "Service", Name: "svc", Weight: &w},
+			WildcardPolicy: routecore.WildcardPolicyNone},
+	}
+	for _, m := range mods {
+		m(r)
+	}
+	return r
+}
+
+func withPath(p string) func(*routecore.Route) { return func(r *routecore.Route) { r.Spec.Path = p } }
+
+func wildcard(r *routecore.Route) { r.Spec.WildcardPolicy = routecore.WildcardPolicySubdomain }
+
+func withLabels(kv ...string) func(*routecore.Route) {
+	return func(r *routecore.Route) {
+		r.Labels = map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			r.Labels[kv[i]] = kv[i+1]
+		}
+	}
+}
+
+func withTLS(t routecore.TLSTerminationType) func(*routecore.Route) {
+	return func(r *routecore.Route) { r.Spec.TLS = &routecore.TLSConfig{Termination: t} }
+}
+
+// verdicts renders every decision as "ns/name admitted" or
+// "ns/name rejected Reason: message", sorted, as `routeshift render` prints.
+func verdicts(s Snapshot) []string {
+	var out []string
+	for k, d := range s.Decisions.All() {
+		line := k + " " + d.Verdict.String()
+		if d.Verdict == Rejected {
+			line += " " + d.Reason + ": " + d.Message
+		}
+		out = append(out, line)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func expect(t *testing.T, s Snapshot, want ...string) {
+	t.Helper()
+	slices.Sort(want)
+	if got := verdicts(s); !slices.Equal(got, want) {
+		t.Errorf("decisions:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+func store(cfg AdmissionConfig, routes ...*routecore.Route) *Store {
+	s := NewStore(cfg)
+	for _, r := range routes {
+		s.SetRoute(r)
+	}
+	return s
+}
+
+// TestHostClaims: the seed's T-CLAIM examples (seed 000 "Route Host Names").
+func TestHostClaims(t *testing.T) {
+	cfg := AdmissionConfig{}
+	t.Run("T-CLAIM-1 other namespace loses", func(t *testing.T) {
+		s := store(cfg, rt("nsa", "r1", "h.example.com", 1), rt("nsb", "r2", "h.example.com", 2))
+		expect(t, s.Commit(true), "nsa/r1 admitted",
+			"nsb/r2 rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than r2")
+	})
+	t.Run("T-CLAIM-2 same namespace paths are added", func(t *testing.T) {
+		s := store(cfg, rt("nsa", "a", "h.example.com", 1, withPath("/a")), rt("nsa", "b", "h.example.com", 2, withPath("/b")))
+		expect(t, s.Commit(true), "nsa/a admitted", "nsa/b admitted")
+	})
+	t.Run("T-CLAIM-3 same path: oldest wins", func(t *testing.T) {
+		s := store(cfg, rt("nsa", "old", "h.example.com", 1, withPath("/a")), rt("nsa", "new", "h.example.com", 2, withPath("/a")))
+		expect(t, s.Commit(true), "nsa/old admitted",
+			"nsa/new rejected HostAlreadyClaimed: route old already exposes h.example.com and is older")
+	})
+	t.Run("T-CLAIM-4 deleting the older route hands the host to the other namespace", func(t *testing.T) {
+		s := store(cfg, rt("nsa", "r1", "h.example.com", 1, withPath("/one")), rt("nsb", "r2", "h.example.com", 2),
+			rt("nsa", "r3", "h.example.com", 3, withPath("/three")))
+		expect(t, s.Commit(true), "nsa/r1 admitted", "nsa/r3 admitted",
+			"nsb/r2 rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than r2")
+		s.DeleteRoute("nsa", "r1")
+		expect(t, s.Commit(true), "nsb/r2 admitted",
+			"nsa/r3 rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than r3")
+	})
+	t.Run("T-CLAIM-5 an older route relabelled into the shard replaces the holder", func(t *testing.T) {
+		sharded := AdmissionConfig{RouteSelector: labels.SelectorFromSet(labels.Set{"shard": "a"})}
+		y := rt("nsy", "y", "h.example.com", 1)
+		s := store(sharded, y, rt("nsx", "x", "h.example.com", 2, withLabels("shard", "a")))
+		expect(t, s.Commit(true), "nsx/x admitted", "nsy/y ignored")
+		relabelled := y.DeepCopy()
+		relabelled.Labels, relabelled.ResourceVersion = map[string]string{"shard": "a"}, "2"
+		s.SetRoute(relabelled)
+		expect(t, s.Commit(true), "nsy/y admitted",
+			"nsx/x rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than x")
+	})
+	t.Run("deleting the holder promotes the next oldest contender", func(t *testing.T) {
+		s := store(cfg, rt("ns1", "a", "h.example.com", 1), rt("ns2", "b", "h.example.com", 2), rt("ns3", "c", "h.example.com", 3))
+		s.Commit(true)
+		s.DeleteRoute("ns1", "a")
+		expect(t, s.Commit(true), "ns2/b admitted",
+			"ns3/c rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than c")
+	})
+	t.Run("ties in creation time are broken by UID", func(t *testing.T) {
+		s := store(cfg, rt("ns2", "b", "h.example.com", 1), rt("ns1", "a", "h.example.com", 1))
+		expect(t, s.Commit(true), "ns1/a admitted",
+			"ns2/b rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than b")
+	})
+	t.Run("passthrough excludes other TLS routes of the host, not plain ones", func(t *testing.T) {
+		s := store(cfg, rt("ns", "pt", "h.example.com", 1, withTLS(routecore.TLSTerminationPassthrough)),
+			rt("ns", "edge", "h.example.com", 2, withPath("/api"), withTLS(routecore.TLSTerminationEdge)),
+			rt("ns", "plain", "h.example.com", 3, withPath("/web")))
+		expect(t, s.Commit(true), "ns/pt admitted", "ns/plain admitted",
+			"ns/edge rejected HostAlreadyClaimed: route pt already exposes h.example.com and is older")
+	})
+}
+
+// TestNamespaceOwnership: the seed's T-OWN examples (seed 000 "Disabling the
+// Namespace Ownership Check"), with the check on (1-4) and off (5-10).
+func TestNamespaceOwnership(t *testing.T) {
+	on := AdmissionConfig{AllowWildcardRoutes: true}
+	off := AdmissionConfig{AllowWildcardRoutes: true, DisableNamespaceOwnershipCheck: true}
+	r1 := rt("ns1", "r1", "www.abc.xyz", 1)
+	tests := []struct {
+		name   string
+		cfg    AdmissionConfig
+		routes []*routecore.Route
+		want   []string
+	}{
+		{"T-OWN-1 the first claim makes ns1 the owner", on, []*routecore.Route{r1}, []string{"ns1/r1 admitted"}},
+		{"T-OWN-2 another namespace cannot add a path", on,
+			[]*routecore.Route{r1, rt("ns2", "r2", "www.abc.xyz", 2, withPath("/path1/path2"))},
+			[]string{"ns1/r1 admitted", "ns2/r2 rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than r2"}},
+		{"T-OWN-3 the owner adds paths", on,
+			[]*routecore.Route{r1, rt("ns1", "r1b", "www.abc.xyz", 2, withPath("/path1"))},
+			[]string{"ns1/r1 admitted", "ns1/r1b admitted"}},
+		{"T-OWN-4 a wildcard owner blocks other namespaces' hosts in the subdomain", on,
+			[]*routecore.Route{rt("ns1", "w", "wildcard.abc.xyz", 1, wildcard), rt("ns2", "z", "z.abc.xyz", 2)},
+			[]string{"ns1/w admitted", "ns2/z rejected HostAlreadyClaimed: a route in another namespace holds host *.abc.xyz"}},
+		{"T-OWN-1 a plain owner blocks other namespaces' wildcard claims on the subdomain", on,
+			[]*routecore.Route{r1, rt("ns2", "w", "wildcard.abc.xyz", 2, wildcard)},
+			[]string{"ns1/r1 admitted", "ns2/w rejected HostAlreadyClaimed: a route in another namespace holds host www.abc.xyz"}},
+		{"with the check on, plain hosts of a subdomain do not block each other", on,
+			[]*routecore.Route{r1, rt("ns2", "foo", "foo.abc.xyz", 2)},
+			[]string{"ns1/r1 admitted", "ns2/foo admitted"}},
+		{"T-OWN-5 ns1 owns only the host and path", off, []*routecore.Route{r1}, []string{"ns1/r1 admitted"}},
+		{"T-OWN-6 another namespace may claim the wildcard", off,
+			[]*routecore.Route{r1, rt("ns2", "w", "wildcard.abc.xyz", 2, wildcard)},
+			[]string{"ns1/r1 admitted", "ns2/w admitted"}},
+		{"T-OWN-7 other namespaces claim other hosts of the subdomain", off,
+			[]*routecore.Route{r1, rt("ns2", "foo", "foo.abc.xyz", 2), rt("ns3", "bar", "bar.abc.xyz", 3), rt("ns4", "baz", "baz.abc.xyz", 4)},
+			[]string{"ns1/r1 admitted", "ns2/foo admitted", "ns3/bar admitted", "ns4/baz admitted"}},
+		{"T-OWN-8 another namespace adds a path", off,
+			[]*routecore.Route{r1, rt("ns2", "r2", "www.abc.xyz", 2, withPath("/p1/p2"))},
+			[]string{"ns1/r1 admitted", "ns2/r2 admitted"}},
+		{"T-OWN-9 a third namespace owns the wildcard", off,
+			[]*routecore.Route{r1, rt("ns3", "wildthing", "wildthing.abc.xyz", 3, wildcard)},
+			[]string{"ns1/r1 admitted", "ns3/wildthing admitted"}},
+		{"T-OWN-10 a claimed host+path is refused in any namespace", off,
+			[]*routecore.Route{r1, rt("ns2", "r2", "www.abc.xyz", 2, withPath("/p1/p2")),
+				rt("ns2", "rx", "www.abc.xyz", 3, withPath("/p1/p2")), rt("ns5", "ry", "www.abc.xyz", 4, withPath("/p1/p2"))},
+			[]string{"ns1/r1 admitted", "ns2/r2 admitted",
+				"ns2/rx rejected HostAlreadyClaimed: route r2 already exposes www.abc.xyz and is older",
+				"ns5/ry rejected HostAlreadyClaimed: route r2 already exposes www.abc.xyz and is older"}},
+		{"wildcard routes of one namespace share the subdomain by path", on,
+			[]*routecore.Route{rt("ns1", "w", "wildcard.abc.xyz", 1, wildcard), rt("ns1", "w2", "other.abc.xyz", 2, wildcard, withPath("/api")),
+				rt("ns1", "w3", "third.abc.xyz", 3, wildcard), rt("ns1", "plain", "z.abc.xyz", 4)},
+			[]string{"ns1/w admitted", "ns1/w2 admitted", "ns1/plain admitted",
+				"ns1/w3 rejected HostAlreadyClaimed: wildcard route ns1/w has host *.abc.xyz, blocking third.abc.xyz"}},
+		{"wildcard routes need ROUTER_ALLOW_WILDCARD_ROUTES", AdmissionConfig{},
+			[]*routecore.Route{rt("ns1", "w", "wildcard.abc.xyz", 1, wildcard)},
+			[]string{"ns1/w rejected RouteNotAdmitted: wildcard routes are not allowed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			expect(t, store(tt.cfg, tt.routes...).Commit(true), tt.want...)
+		})
+	}
+}
+
+// TestDomains: the seed's T-DOM examples (seed 000 "Denying or Allowing
+// Certain Domains"), every host of them.
+func TestDomains(t *testing.T) {
+	tests := []struct {
+		name              string
+		allowed, denied   string
+		admitted, denied2 []string
+	}{
+		{"T-DOM-1", "", "open.header.test, openshift.org, block.it",
+			[]string{"foo.header.test", "www.allow.it", "www.openshift.test"},
+			[]string{"open.header.test", "www.open.header.test", "block.it", "franco.baresi.block.it", "openshift.org", "api.openshift.org"}},
+		{"T-DOM-2", "stickshift.org, kates.net", "",
+			[]string{"stickshift.org", "www.stickshift.org", "kates.net", "api.kates.net", "erno.r.kube.kates.net"},
+			[]string{"www.open.header.test", "drive.ottomatic.org", "www.wayless.com", "www.deny.it"}},
+		{"T-DOM-3", "openshift.org, kates.net", "ops.openshift.org, metrics.kates.net",
+			[]string{"openshift.org", "api.openshift.org", "m.api.openshift.org", "kates.net", "api.kates.net"},
+			[]string{"www.open.header.test", "ops.openshift.org", "log.ops.openshift.org", "www.block.it", "metrics.kates.net", "int.metrics.kates.net"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := AdmissionConfig{AllowedDomains: ParseDomainList(tt.allowed), DeniedDomains: ParseDomainList(tt.denied)}
+			s := NewStore(cfg)
+			var want []string
+			for i, h := range append(slices.Clone(tt.admitted), tt.denied2...) {
+				s.SetRoute(rt(fmt.Sprintf("ns%d", i), "r", h, i))
+				switch {
+				case i < len(tt.admitted):
+					want = append(want, fmt.Sprintf("ns%d/r admitted", i))
+				case cfg.DeniedDomains.Matches(h):
+					want = append(want, fmt.Sprintf("ns%d/r rejected RouteNotAdmitted: host in list of denied domains", i))
+				default:
+					want = append(want, fmt.Sprintf("ns%d/r rejected RouteNotAdmitted: host not in the allowed list of domains", i))
+				}
+			}
+			expect(t, s.Commit(true), want...)
+		})
+	}
+	// The deny list wins: every host T-DOM-3 denies that the allow list
+	// would admit is denied for being in the deny list.
+	cfg := AdmissionConfig{AllowedDomains: ParseDomainList("openshift.org"), DeniedDomains: ParseDomainList("ops.openshift.org")}
+	expect(t, store(cfg, rt("ns", "r", "log.ops.openshift.org", 1)).Commit(true),
+		"ns/r rejected RouteNotAdmitted: host in list of denied domains")
+}
+
+// TestShards: T-SHARD-1 (seed 000 "Router Sharding"): three routers select
+// namespaces by label; router-2 and router-3 overlap on Q-T.
+func TestShards(t *testing.T) {
+	routers := map[string][]string{
+		"router-1": {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"},
+		"router-2": {"k", "l", "m", "n", "o", "p", "q", "r", "s", "t"},
+		"router-3": {"q", "r", "s", "t", "u", "v", "w", "x", "y", "z"},
+	}
+	letters := "abcdefghijklmnopqrstuvwxyz"
+	for _, name := range slices.Sorted(maps.Keys(routers)) {
+		sel, err := labels.Parse("initial in (" + strings.Join(routers[name], ",") + ")")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewStore(AdmissionConfig{NamespaceSelector: sel})
+		var want []string
+		for i, l := range letters {
+			ns := string(l) + "-team"
+			s.SetNamespace(ns, map[string]string{"initial": string(l)})
+			s.SetRoute(rt(ns, "r", ns+".example.com", i))
+			verdict := "ignored"
+			if slices.Contains(routers[name], string(l)) {
+				verdict = "admitted"
+			}
+			want = append(want, ns+"/r "+verdict)
+		}
+		t.Run(name, func(t *testing.T) { expect(t, s.Commit(true), want...) })
+	}
+}
+
+// TestRouteShard: ROUTE_LABELS selects routes; a route relabelled out of the
+// shard is ignored, and its host goes to the next contender.
+func TestRouteShard(t *testing.T) {
+	cfg := AdmissionConfig{RouteSelector: labels.SelectorFromSet(labels.Set{"sla": "high"})}
+	holder := rt("ns1", "a", "h.example.com", 1, withLabels("sla", "high"))
+	s := store(cfg, holder, rt("ns2", "b", "h.example.com", 2, withLabels("sla", "high")), rt("ns3", "c", "c.example.com", 3))
+	expect(t, s.Commit(true), "ns1/a admitted", "ns3/c ignored",
+		"ns2/b rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than b")
+	out := holder.DeepCopy()
+	out.Labels, out.ResourceVersion = map[string]string{"sla": "low"}, "2"
+	s.SetRoute(out)
+	expect(t, s.Commit(true), "ns1/a ignored", "ns2/b admitted", "ns3/c ignored")
+}
+
+// TestDefensiveChecks: routes that bypassed the webhook are judged by
+// routecore's rules; annotation values are ignored, not refused.
+func TestDefensiveChecks(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	tests := []struct {
+		name  string
+		cfg   AdmissionConfig
+		route *routecore.Route
+		want  string
+	}{
+		{"no host", AdmissionConfig{}, rt("ns", "r", "", 1),
+			"ns/r rejected NoHostValue: no host value was defined for the route"},
+		{"invalid host", AdmissionConfig{}, rt("ns", "r", long+".example.com", 1),
+			`ns/r rejected InvalidHost: host name validation errors: spec.host: Invalid value: "` + long + `.example.com": must be no more than 63 characters`},
+		{"passthrough with a path", AdmissionConfig{}, rt("ns", "r", "h.example.com", 1, withPath("/x"), withTLS(routecore.TLSTerminationPassthrough)),
+			`ns/r rejected RouteNotAdmitted: spec.path: Invalid value: "/x": passthrough termination does not support paths`},
+		{"a bad annotation value is ignored", AdmissionConfig{}, rt("ns", "r", "h.example.com", 1,
+			func(r *routecore.Route) { r.Annotations = map[string]string{routecore.AnnTimeout: "5 minutes"} }), "ns/r admitted"},
+		{"spec.subdomain with ROUTER_DOMAIN", AdmissionConfig{RouterDomain: "apps.example.com"},
+			rt("ns", "r", "", 1, func(r *routecore.Route) { r.Spec.Subdomain = "shop" }), "ns/r admitted"},
+		{"ROUTER_SUBDOMAIN names hostless routes", AdmissionConfig{HostnameTemplate: "${name}-${namespace}.apps.example.com"},
+			rt("ns", "r", "", 1), "ns/r admitted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			expect(t, store(tt.cfg, tt.route).Commit(true), tt.want)
+		})
+	}
+}
+
+// TestEffectiveHost: ROUTER_SUBDOMAIN, its overrides, and spec.subdomain.
+func TestEffectiveHost(t *testing.T) {
+	tmpl := HostnameTemplate("${name}-${namespace}.apps.example.com")
+	tests := []struct {
+		name string
+		cfg  AdmissionConfig
+		r    *routecore.Route
+		want string
+	}{
+		{"host kept", AdmissionConfig{HostnameTemplate: tmpl}, rt("ns", "r", "www.example.com", 1), "www.example.com"},
+		{"template for hostless routes", AdmissionConfig{HostnameTemplate: tmpl}, rt("ns", "r", "", 1), "r-ns.apps.example.com"},
+		{"ROUTER_OVERRIDE_HOSTNAME", AdmissionConfig{HostnameTemplate: tmpl, OverrideHostname: true}, rt("ns", "r", "www.example.com", 1), "r-ns.apps.example.com"},
+		{"ROUTER_OVERRIDE_DOMAINS", AdmissionConfig{HostnameTemplate: tmpl, OverrideDomains: ParseDomainList("router.default.svc.cluster.local")},
+			rt("ns", "r", "r-ns.router.default.svc.cluster.local", 1), "r-ns.apps.example.com"},
+		{"other domains not overridden", AdmissionConfig{HostnameTemplate: tmpl, OverrideDomains: ParseDomainList("cluster.local")},
+			rt("ns", "r", "www.example.com", 1), "www.example.com"},
+		{"subdomain", AdmissionConfig{RouterDomain: "apps.example.com"}, rt("ns", "r", "", 1, func(r *routecore.Route) { r.Spec.Subdomain = "shop" }), "shop.apps.example.com"},
+		{"upper-case host lowered", AdmissionConfig{}, rt("ns", "r", "WWW.Example.com", 1), "www.example.com"},
+	}
+	for _, tt := range tests {
+		if got := tt.cfg.effectiveHost(tt.r); got != tt.want {
+			t.Errorf("%s: host %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
