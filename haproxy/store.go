@@ -47,7 +47,7 @@ type routeState struct {
 	route     *routecore.Route
 	contender *contender // nil when the route competes for nothing
 	decision  Decision
-	decided   bool // decision has been recorded in a snapshot
+	decided   bool   // decision has been recorded in a snapshot
 	served    *Route // when admitted; rebuilt when the route or host changes
 	servedFor *routecore.Route
 }

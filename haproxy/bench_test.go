@@ -1,0 +1,122 @@
+package haproxy
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/routeshift/routeshift/internal/fixtures"
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// benchCluster is the mix: per 10 routes 4 plain HTTP, 3 edge with
+// the default certificate, 1 edge with its own certificate, 1 reencrypt and
+// 1 passthrough; 50 namespaces; every route its own service with an
+// EndpointSlice of 2 endpoints.
+type benchCluster struct {
+	routes []*routecore.Route
+	slices []*discoveryv1.EndpointSlice
+}
+
+func newBenchCluster(tb testing.TB, n int) benchCluster {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var c benchCluster
+	ready, tcp := true, corev1.ProtocolTCP
+	port, portName := int32(8080), "http"
+	for i := range n {
+		ns := fmt.Sprintf("ns%d", i%50)
+		r := rt(ns, fmt.Sprintf("r%d", i), fmt.Sprintf("r%d-%s.apps.example.com", i, ns), i)
+		r.Spec.To.Name = r.Name
+		switch i % 10 {
+		case 4, 5, 6:
+			r.Spec.TLS = &routecore.TLSConfig{Termination: routecore.TLSTerminationEdge, InsecureEdgeTerminationPolicy: routecore.InsecureEdgeTerminationPolicyRedirect}
+		case 7:
+			r.Spec.TLS = &routecore.TLSConfig{Termination: routecore.TLSTerminationEdge, Certificate: string(p.Leaf.CertPEM), Key: string(p.Leaf.KeyPEM)}
+		case 8:
+			r.Spec.TLS = &routecore.TLSConfig{Termination: routecore.TLSTerminationReencrypt, DestinationCACertificate: string(p.CA.CertPEM)}
+		case 9:
+			r.Spec.TLS = &routecore.TLSConfig{Termination: routecore.TLSTerminationPassthrough}
+		}
+		c.routes = append(c.routes, r)
+		c.slices = append(c.slices, &discoveryv1.EndpointSlice{
+			ObjectMeta:  metav1.ObjectMeta{Namespace: ns, Name: r.Name + "-abcde", Labels: map[string]string{discoveryv1.LabelServiceName: r.Name}},
+			AddressType: discoveryv1.AddressTypeIPv4,
+			Endpoints: []discoveryv1.Endpoint{
+				{Addresses: []string{fmt.Sprintf("10.%d.%d.1", i/256%256, i%256)}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}},
+				{Addresses: []string{fmt.Sprintf("10.%d.%d.2", i/256%256, i%256)}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}},
+			},
+			Ports: []discoveryv1.EndpointPort{{Name: &portName, Port: &port, Protocol: &tcp}},
+		})
+	}
+	return c
+}
+
+func (c benchCluster) load() *Store {
+	s := NewStore(AdmissionConfig{ExtendedValidation: true})
+	for _, r := range c.routes {
+		s.SetRoute(r)
+	}
+	for _, es := range c.slices {
+		s.SetEndpointSlice(es)
+	}
+	return s
+}
+
+// BenchmarkStore measures admission and the model at 20,000 routes: the full
+// build (with its memory per route, not counting the Route and
+// EndpointSlice objects, which the informer caches hold anyway), and then
+// one route changed and one EndpointSlice changed.
+func BenchmarkStore(b *testing.B) {
+	const n = 20000
+	c := newBenchCluster(b, n)
+	b.Run("full-build-20000", func(b *testing.B) {
+		var before, after runtime.MemStats
+		for b.Loop() {
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			s := c.load()
+			snap := s.Commit(true)
+			if snap.Routes.Len() != n {
+				b.Fatalf("%d routes served, want %d", snap.Routes.Len(), n)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "model-B/route")
+			runtime.KeepAlive(s)
+		}
+	})
+	s := c.load()
+	s.Commit(true)
+	b.Run("one-route-changed", func(b *testing.B) {
+		r := c.routes[n/2].DeepCopy()
+		i := 0
+		for b.Loop() {
+			i++
+			r = r.DeepCopy()
+			r.ResourceVersion = fmt.Sprint("bench-", i)
+			r.Spec.Path = fmt.Sprintf("/v%d", i%2)
+			s.SetRoute(r)
+			if snap := s.Commit(true); len(snap.Changed.Routes) != 1 {
+				b.Fatalf("changed %v", snap.Changed.Routes)
+			}
+		}
+	})
+	b.Run("one-endpointslice-changed", func(b *testing.B) {
+		es := c.slices[n/3].DeepCopy()
+		for b.Loop() {
+			es = es.DeepCopy()
+			es.Endpoints = append(es.Endpoints[:1:1], discoveryv1.Endpoint{Addresses: []string{"10.200.0.9"}})
+			s.SetEndpointSlice(es)
+			if snap := s.Commit(true); len(snap.Changed.Services) != 1 {
+				b.Fatalf("changed %v", snap.Changed.Services)
+			}
+		}
+	})
+}

@@ -1,0 +1,436 @@
+package haproxy
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// Config is everything a router instance is told: its identity for status,
+// what it admits, and how HAProxy serves. Every field comes from one entry
+// of Settings, set by an environment variable (the seeds' names) or the
+// matching flag; flags win.
+type Config struct {
+	// Name is the router's name in route status (ROUTER_SERVICE_NAME).
+	Name string
+	// Namespace is where the router runs (ROUTER_SERVICE_NAMESPACE): its
+	// leader election Lease lives there.
+	Namespace string
+	// CanonicalHostname is reported in status (ROUTER_CANONICAL_HOSTNAME).
+	CanonicalHostname string
+	// UpdateStatus writes route status (ROUTER_UPDATE_STATUS).
+	UpdateStatus bool
+
+	Admission AdmissionConfig
+	DataPlane DataPlaneConfig
+}
+
+// DataPlaneConfig is how HAProxy is configured and run.
+type DataPlaneConfig struct {
+	WorkingDir   string
+	TemplateFile string
+	// BindAddress is the address the public frontends listen on ("" = all).
+	BindAddress string
+	HTTPPort    int
+	HTTPSPort   int
+	// SNIPort and NoSNIPort are internal loopback ports between the TLS
+	// frontend and the terminating frontends.
+	SNIPort   int
+	NoSNIPort int
+
+	MaxConnections   int
+	Threads          int
+	Ciphers          string
+	StrictSNI        bool
+	UseProxyProtocol bool
+
+	ClientTimeout          time.Duration
+	ClientFinTimeout       time.Duration
+	ConnectTimeout         time.Duration
+	ServerTimeout          time.Duration
+	ServerFinTimeout       time.Duration
+	TunnelTimeout          time.Duration
+	SlowlorisHTTPKeepalive time.Duration
+	SlowlorisTimeout       time.Duration
+	InspectDelay           time.Duration
+	BackendCheckInterval   time.Duration
+
+	LoadBalanceAlgorithm    string
+	TCPBalanceScheme        string
+	CookieName              string
+	BackendProcessEndpoints string
+
+	EnableCompression bool
+	CompressionMIME   string
+
+	SyslogAddress string
+	SyslogFormat  string
+	LogLevel      string
+
+	StatsPort     int
+	StatsUsername string
+	StatsPassword string
+
+	// DefaultCertificate is PEM (DEFAULT_CERTIFICATE); else
+	// DefaultCertificatePath names a PEM file; else DefaultCertificateDir
+	// holds tls.crt (and tls.key); else a self-signed one is generated.
+	DefaultCertificate       string
+	DefaultCertificatePath   string
+	DefaultCertificateDir    string
+	DefaultDestinationCAPath string
+
+	ReloadInterval     time.Duration
+	BindPortsAfterSync bool
+
+	// ListenAddr serves /healthz, /healthz/ready and /metrics.
+	ListenAddr string
+	// MetricsType is "haproxy" (the only type) or "" for router metrics only.
+	MetricsType             string
+	MetricsServerThreshold  int
+	MetricsScrapeInterval   time.Duration
+	MetricsTimeout          time.Duration
+	MetricsExportedCSVIndex []int
+}
+
+// Setting is one router setting: its environment variable (as the seeds
+// name it), its flag, its default, what it does, and how its value is
+// parsed into a Config.
+type Setting struct {
+	Env     string
+	Flag    string
+	Default string
+	Help    string
+	parse   func(c *Config, value string) error
+}
+
+// Settings lists every setting of `routeshift router` and `render`, in the
+// order of the documentation.
+var Settings = []Setting{
+	// Identity and status.
+	{"ROUTER_SERVICE_NAME", "name", "public", "name of the router in route status (routerName)", str(func(c *Config) *string { return &c.Name })},
+	{"ROUTER_SERVICE_NAMESPACE", "namespace", "", "namespace the router runs in; its leader election Lease is kept there (default: $POD_NAMESPACE)", str(func(c *Config) *string { return &c.Namespace })},
+	{"ROUTER_CANONICAL_HOSTNAME", "router-canonical-hostname", "", "host name of the router reported in route status, for CNAME records", canonicalHostname},
+	{"ROUTER_UPDATE_STATUS", "update-status", "true", "write route status", boolean(func(c *Config) *bool { return &c.UpdateStatus })},
+
+	// Shard and admission.
+	{"ROUTE_LABELS", "labels", "", "label selector of the routes to serve (empty: all)", selector(func(c *Config) *labels.Selector { return &c.Admission.RouteSelector })},
+	{"NAMESPACE_LABELS", "namespace-labels", "", "label selector of the namespaces whose routes to serve (empty: all)", selector(func(c *Config) *labels.Selector { return &c.Admission.NamespaceSelector })},
+	{"PROJECT_LABELS", "project-labels", "", "alias of NAMESPACE_LABELS (OpenShift projects are namespaces)", projectLabels},
+	{"ROUTER_ALLOWED_DOMAINS", "allowed-domains", "", "comma-separated domains hosts must be in (subdomains included); ROUTER_DENIED_DOMAINS wins", domains(func(c *Config) *DomainList { return &c.Admission.AllowedDomains })},
+	{"ROUTER_DENIED_DOMAINS", "denied-domains", "", "comma-separated domains hosts must not be in (subdomains included)", domains(func(c *Config) *DomainList { return &c.Admission.DeniedDomains })},
+	{"ROUTER_ALLOW_WILDCARD_ROUTES", "allow-wildcard-routes", "false", "admit routes with wildcardPolicy Subdomain", boolean(func(c *Config) *bool { return &c.Admission.AllowWildcardRoutes })},
+	{"ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK", "disable-namespace-ownership-check", "false", "let any namespace claim hosts and subdomains; only exact host+path claims conflict (use with care)", boolean(func(c *Config) *bool { return &c.Admission.DisableNamespaceOwnershipCheck })},
+	{"EXTENDED_VALIDATION", "extended-validation", "true", "check route certificates; failures are reported as ExtendedValidationFailed", boolean(func(c *Config) *bool { return &c.Admission.ExtendedValidation })},
+	{"ROUTER_SUBDOMAIN", "hostname-template", "", "host of routes without one, with ${name} and ${namespace}, e.g. ${name}-${namespace}.apps.example.com", hostnameTemplate},
+	{"ROUTER_OVERRIDE_HOSTNAME", "override-hostname", "false", "replace every route's host with ROUTER_SUBDOMAIN", boolean(func(c *Config) *bool { return &c.Admission.OverrideHostname })},
+	{"ROUTER_OVERRIDE_DOMAINS", "override-domains", "", "comma-separated domains whose routes get ROUTER_SUBDOMAIN as host", domains(func(c *Config) *DomainList { return &c.Admission.OverrideDomains })},
+	{"ROUTER_DOMAIN", "router-domain", "", "domain that completes spec.subdomain into a host", str(func(c *Config) *string { return &c.Admission.RouterDomain })},
+	{"ROUTER_ALLOW_LOOPBACK_ENDPOINTS", "allow-loopback-endpoints", "false", "route to endpoints on loopback addresses (routeshift local); never enable on a cluster", boolean(func(c *Config) *bool { return &c.Admission.AllowLoopbackEndpoints })},
+
+	// Listeners.
+	{"ROUTER_BIND_ADDRESS", "bind-address", "", "address the HTTP and HTTPS frontends listen on (empty: all)", str(func(c *Config) *string { return &c.DataPlane.BindAddress })},
+	{"ROUTER_SERVICE_HTTP_PORT", "http-port", "80", "port for HTTP", port(func(c *Config) *int { return &c.DataPlane.HTTPPort })},
+	{"ROUTER_SERVICE_HTTPS_PORT", "https-port", "443", "port for HTTPS and TLS", port(func(c *Config) *int { return &c.DataPlane.HTTPSPort })},
+	{"ROUTER_SERVICE_SNI_PORT", "sni-port", "10444", "internal loopback port of the TLS-terminating frontend for SNI traffic; unique per machine", port(func(c *Config) *int { return &c.DataPlane.SNIPort })},
+	{"ROUTER_SERVICE_NO_SNI_PORT", "no-sni-port", "10443", "internal loopback port of the TLS-terminating frontend for traffic without SNI; unique per machine", port(func(c *Config) *int { return &c.DataPlane.NoSNIPort })},
+	{"ROUTER_USE_PROXY_PROTOCOL", "use-proxy-protocol", "false", "expect the PROXY protocol on the HTTP and HTTPS ports", boolean(func(c *Config) *bool { return &c.DataPlane.UseProxyProtocol })},
+	{"ROUTER_BIND_PORTS_AFTER_SYNC", "bind-ports-after-sync", "false", "listen only once the first complete configuration is loaded", boolean(func(c *Config) *bool { return &c.DataPlane.BindPortsAfterSync })},
+
+	// TLS.
+	{"DEFAULT_CERTIFICATE", "default-certificate", "", "PEM certificate and key served to TLS clients no route claims", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificate })},
+	{"DEFAULT_CERTIFICATE_PATH", "default-certificate-path", "", "file with the default certificate and key (if DEFAULT_CERTIFICATE is empty)", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificatePath })},
+	{"DEFAULT_CERTIFICATE_DIR", "default-certificate-dir", "", "directory with tls.crt (and tls.key) of the default certificate (if the two above are empty); reloaded on change", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificateDir })},
+	{"DEFAULT_DESTINATION_CA_PATH", "default-destination-ca-path", "", "CA that verifies reencrypt backends of routes without destinationCACertificate (default: the service CA file when present)", str(func(c *Config) *string { return &c.DataPlane.DefaultDestinationCAPath })},
+	{"ROUTER_CIPHERS", "ciphers", "intermediate", "cipher profile (modern, intermediate, old) or a ':'-separated OpenSSL cipher list", ciphers},
+	{"ROUTER_STRICT_SNI", "strict-sni", "false", "refuse TLS connections whose SNI no route claims instead of serving the default certificate", boolean(func(c *Config) *bool { return &c.DataPlane.StrictSNI })},
+
+	// Capacity.
+	{"ROUTER_MAX_CONNECTIONS", "max-connections", "20000", "maximum concurrent connections", positive(func(c *Config) *int { return &c.DataPlane.MaxConnections })},
+	{"ROUTER_THREADS", "threads", "0", "HAProxy threads (0: HAProxy's default, one per CPU)", nonNegative(func(c *Config) *int { return &c.DataPlane.Threads })},
+
+	// Timeouts (TimeUnits).
+	{"ROUTER_DEFAULT_CLIENT_TIMEOUT", "default-client-timeout", "30s", "time within which a client must acknowledge or send data", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.ClientTimeout })},
+	{"ROUTER_CLIENT_FIN_TIMEOUT", "client-fin-timeout", "1s", "time to wait for the client's FIN", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.ClientFinTimeout })},
+	{"ROUTER_DEFAULT_CONNECT_TIMEOUT", "default-connect-timeout", "5s", "maximum time to connect to a backend", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.ConnectTimeout })},
+	{"ROUTER_DEFAULT_SERVER_TIMEOUT", "default-server-timeout", "30s", "time within which a backend must acknowledge or send data (annotation haproxy.router.openshift.io/timeout overrides it per route)", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.ServerTimeout })},
+	{"ROUTER_DEFAULT_SERVER_FIN_TIMEOUT", "default-server-fin-timeout", "1s", "time to wait for the backend's FIN", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.ServerFinTimeout })},
+	{"ROUTER_DEFAULT_TUNNEL_TIMEOUT", "default-tunnel-timeout", "1h", "how long idle TCP and WebSocket connections stay open", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.TunnelTimeout })},
+	{"ROUTER_SLOWLORIS_HTTP_KEEPALIVE", "slowloris-http-keepalive", "300s", "time to wait for a new HTTP request on a kept-alive connection (plus the 5s inspect delay)", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.SlowlorisHTTPKeepalive })},
+	{"ROUTER_SLOWLORIS_TIMEOUT", "slowloris-timeout", "10s", "time an HTTP request may take to arrive", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.SlowlorisTimeout })},
+	{"ROUTER_INSPECT_DELAY", "inspect-delay", "5s", "time to wait for a TLS ClientHello on the HTTPS port", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.InspectDelay })},
+	{"ROUTER_BACKEND_CHECK_INTERVAL", "backend-check-interval", "5000ms", "interval of endpoint health checks (annotation router.openshift.io/haproxy.health.check.interval overrides it)", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.BackendCheckInterval })},
+
+	// Balancing and sessions.
+	{"ROUTER_LOAD_BALANCE_ALGORITHM", "load-balance-algorithm", "leastconn", "balance algorithm of HTTP, edge and reencrypt routes: roundrobin, leastconn, source or random", balance(func(c *Config) *string { return &c.DataPlane.LoadBalanceAlgorithm })},
+	{"ROUTER_TCP_BALANCE_SCHEME", "tcp-balance-scheme", "source", "balance algorithm of passthrough routes: roundrobin, leastconn, source or random", balance(func(c *Config) *string { return &c.DataPlane.TCPBalanceScheme })},
+	{"ROUTER_COOKIE_NAME", "cookie-name", "", "name of every route's sticky-session cookie (default: a hash of the route)", cookieName},
+	{"ROUTER_BACKEND_PROCESS_ENDPOINTS", "backend-process-endpoints", "", `"shuffle" randomises the order of endpoints in backends`, oneOf(func(c *Config) *string { return &c.DataPlane.BackendProcessEndpoints }, "", "shuffle")},
+
+	// Responses.
+	{"ROUTER_ENABLE_COMPRESSION", "enable-compression", "false", "compress responses of the ROUTER_COMPRESSION_MIME types", boolean(func(c *Config) *bool { return &c.DataPlane.EnableCompression })},
+	{"ROUTER_COMPRESSION_MIME", "compression-mime", "text/html text/plain text/css", "space-separated MIME types to compress", str(func(c *Config) *string { return &c.DataPlane.CompressionMIME })},
+
+	// Logging.
+	{"ROUTER_SYSLOG_ADDRESS", "syslog-address", "", "syslog server for HAProxy's logs (empty: no logs)", str(func(c *Config) *string { return &c.DataPlane.SyslogAddress })},
+	{"ROUTER_SYSLOG_FORMAT", "syslog-format", "", "HAProxy log-format of request logs (default: option httplog)", str(func(c *Config) *string { return &c.DataPlane.SyslogFormat })},
+	{"ROUTER_LOG_LEVEL", "log-level-haproxy", "warning", "level of logs sent to the syslog server", oneOf(func(c *Config) *string { return &c.DataPlane.LogLevel }, "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug")},
+
+	// Stats and metrics.
+	{"STATS_PORT", "stats-port", "0", "port of HAProxy's statistics page (0: not exposed)", portOrZero(func(c *Config) *int { return &c.DataPlane.StatsPort })},
+	{"STATS_USERNAME", "stats-user", "", "user name protecting the statistics page", str(func(c *Config) *string { return &c.DataPlane.StatsUsername })},
+	{"STATS_PASSWORD", "stats-password", "", "password protecting the statistics page", str(func(c *Config) *string { return &c.DataPlane.StatsPassword })},
+	{"ROUTER_LISTEN_ADDR", "listen-addr", "0.0.0.0:1936", "address of /healthz, /healthz/ready and /metrics", str(func(c *Config) *string { return &c.DataPlane.ListenAddr })},
+	{"ROUTER_METRICS_TYPE", "metrics-type", "haproxy", `"haproxy" adds HAProxy's counters to /metrics (the only type)`, oneOf(func(c *Config) *string { return &c.DataPlane.MetricsType }, "", "haproxy")},
+	{"ROUTER_METRICS_HAPROXY_SERVER_THRESHOLD", "metrics-haproxy-server-threshold", "500", "above this many servers, per-server metrics are replaced by per-backend ones", positive(func(c *Config) *int { return &c.DataPlane.MetricsServerThreshold })},
+	{"ROUTER_METRICS_HAPROXY_BASE_SCRAPE_INTERVAL", "metrics-haproxy-base-scrape-interval", "5s", "interval of HAProxy statistics scrapes, per 1000 rows", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.MetricsScrapeInterval })},
+	{"ROUTER_METRICS_HAPROXY_TIMEOUT", "metrics-haproxy-timeout", "5s", "timeout of a HAProxy statistics scrape", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.MetricsTimeout })},
+	{"ROUTER_METRICS_HAPROXY_EXPORTED", "metrics-haproxy-exported", "2,4,5,7,8,9,13,14,17,21,24,33,35,40,43,60", "comma-separated HAProxy CSV columns exported as metrics", csvIndexes},
+
+	// Configuration and reloads.
+	{"ROUTER_WORKING_DIR", "working-dir", "/var/lib/routeshift", "directory for haproxy.cfg, maps, certificates (0600) and sockets", str(func(c *Config) *string { return &c.DataPlane.WorkingDir })},
+	{"TEMPLATE_FILE", "template", "", "Go template that replaces the built-in haproxy.cfg template (see docs for the data it receives)", str(func(c *Config) *string { return &c.DataPlane.TemplateFile })},
+	{"RELOAD_INTERVAL", "interval", "5s", "minimum time between reloads: the first change applies at once, later ones within the interval are batched", reloadInterval},
+}
+
+// Superseded lists the seeds' router variables that have no effect here,
+// with the reason, so that a router started with one set can say so.
+var Superseded = map[string]string{
+	"RELOAD_SCRIPT":                    "routeshift reloads HAProxy itself, hitlessly, through its master process",
+	"DROP_SYN_DURING_RESTART":          "reloads pass the listening sockets to the new process; no connection is refused",
+	"ROUTER_HAPROXY_CONFIG_MANAGER":    "endpoint changes always go through HAProxy's runtime API",
+	"COMMIT_INTERVAL":                  "endpoint changes always go through HAProxy's runtime API; RELOAD_INTERVAL bounds reloads",
+	"ROUTER_BLUEPRINT_ROUTE_NAMESPACE": "there are no blueprint routes: server slots are sized per route",
+	"ROUTER_BLUEPRINT_ROUTE_LABELS":    "there are no blueprint routes: server slots are sized per route",
+	"ROUTER_BLUEPRINT_ROUTE_POOL_SIZE": "there are no blueprint routes: server slots are sized per route",
+	"ROUTER_MAX_DYNAMIC_SERVERS":       "there are no blueprint routes: server slots are sized per route",
+}
+
+// Defaults returns the Config of every setting at its default.
+func Defaults() Config {
+	var c Config
+	for _, s := range Settings {
+		if err := s.parse(&c, s.Default); err != nil {
+			panic(fmt.Sprintf("setting %s: default %q: %v", s.Env, s.Default, err))
+		}
+	}
+	return c
+}
+
+// AddFlags registers one flag per setting on fs. A setting's flag default
+// is its environment variable when set, else its default, so the flag
+// wins over the environment, which wins over the default. The returned
+// function parses every value into a Config.
+func AddFlags(fs *pflag.FlagSet, getenv func(string) string) func() (Config, error) {
+	values := make([]*string, len(Settings))
+	for i, s := range Settings {
+		def := s.Default
+		if v := getenv(s.Env); v != "" {
+			def = v
+		}
+		values[i] = fs.String(s.Flag, def, s.Help+" ($"+s.Env+")")
+	}
+	return func() (Config, error) {
+		var c Config
+		var errs []error
+		for i, s := range Settings {
+			if err := s.parse(&c, *values[i]); err != nil {
+				errs = append(errs, fmt.Errorf("%s (--%s) %q: %w", s.Env, s.Flag, *values[i], err))
+			}
+		}
+		if c.Namespace == "" {
+			c.Namespace = os.Getenv("POD_NAMESPACE")
+		}
+		return c, errors.Join(errs...)
+	}
+}
+
+func str(field func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error { *field(c) = v; return nil }
+}
+
+// boolean accepts true/TRUE/false/FALSE and the other spellings strconv
+// knows; empty is false.
+func boolean(field func(*Config) *bool) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if v == "" {
+			*field(c) = false
+			return nil
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return errors.New("use true or false")
+		}
+		*field(c) = b
+		return nil
+	}
+}
+
+func integer(field func(*Config) *int, minimum, maximum int, what string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < minimum || n > maximum {
+			return fmt.Errorf("must be %s", what)
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+func port(field func(*Config) *int) func(*Config, string) error {
+	return integer(field, 1, 65535, "a port number from 1 to 65535")
+}
+
+func portOrZero(field func(*Config) *int) func(*Config, string) error {
+	return integer(field, 0, 65535, "a port number, or 0")
+}
+
+func positive(field func(*Config) *int) func(*Config, string) error {
+	return integer(field, 1, 1<<30, "a whole number from 1 up")
+}
+
+func nonNegative(field func(*Config) *int) func(*Config, string) error {
+	return integer(field, 0, 4096, "a whole number from 0 to 4096")
+}
+
+func timeUnit(field func(*Config) *time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		d, err := routecore.ParseTimeUnit(v)
+		if err != nil {
+			return err
+		}
+		*field(c) = d
+		return nil
+	}
+}
+
+// reloadInterval is a TimeUnit or a Go duration (RELOAD_INTERVAL examples
+// use both), at least one second.
+func reloadInterval(c *Config, v string) error {
+	d, err := routecore.ParseTimeUnit(v)
+	if err != nil {
+		if d, err = time.ParseDuration(v); err != nil {
+			return errors.New("must be a TimeUnit such as 5s")
+		}
+	}
+	if d < time.Second {
+		return errors.New("must be at least 1s")
+	}
+	c.DataPlane.ReloadInterval = d
+	return nil
+}
+
+func oneOf(field func(*Config) *string, values ...string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if !slices.Contains(values, v) {
+			return fmt.Errorf("use one of %s", strings.Join(values, ", "))
+		}
+		*field(c) = v
+		return nil
+	}
+}
+
+func balance(field func(*Config) *string) func(*Config, string) error {
+	return oneOf(field, "roundrobin", "leastconn", "source", "random")
+}
+
+func selector(field func(*Config) *labels.Selector) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if strings.TrimSpace(v) == "" {
+			*field(c) = nil
+			return nil
+		}
+		sel, err := labels.Parse(v)
+		if err != nil {
+			return fmt.Errorf("not a label selector: %v", err)
+		}
+		*field(c) = sel
+		return nil
+	}
+}
+
+// projectLabels is NAMESPACE_LABELS under OpenShift's other name; it fills
+// the namespace selector only when NAMESPACE_LABELS left it empty.
+func projectLabels(c *Config, v string) error {
+	if c.Admission.NamespaceSelector != nil || strings.TrimSpace(v) == "" || v == "*" {
+		return nil
+	}
+	return selector(func(c *Config) *labels.Selector { return &c.Admission.NamespaceSelector })(c, v)
+}
+
+func domains(field func(*Config) *DomainList) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		l := ParseDomainList(v)
+		for _, d := range l {
+			if errs := validation.IsDNS1123Subdomain(d); len(errs) > 0 {
+				return fmt.Errorf("%q is not a domain: %s", d, strings.Join(errs, "; "))
+			}
+		}
+		*field(c) = l
+		return nil
+	}
+}
+
+func hostnameTemplate(c *Config, v string) error {
+	if v != "" {
+		if host := HostnameTemplate(v).Expand("name", "namespace"); len(validation.IsDNS1123Subdomain(host)) > 0 {
+			return fmt.Errorf("does not make a valid host (it makes %q)", host)
+		}
+	}
+	c.Admission.HostnameTemplate = HostnameTemplate(v)
+	return nil
+}
+
+func canonicalHostname(c *Config, v string) error {
+	if v != "" && (net.ParseIP(v) != nil || len(validation.IsDNS1123Subdomain(v)) > 0) {
+		return errors.New("must be a DNS name, not an IP address")
+	}
+	c.CanonicalHostname = v
+	return nil
+}
+
+// cookieName follows the rule of the cookie_name annotation.
+func cookieName(c *Config, v string) error {
+	if a, ok := routecore.LookupAnnotation(routecore.AnnCookieName); ok && v != "" {
+		if err := a.Validate(field.NewPath("env"), v); err != nil {
+			return errors.New("must consist of letters, digits, '_' and '-'")
+		}
+	}
+	c.DataPlane.CookieName = v
+	return nil
+}
+
+// ciphers accepts a profile or a ':'-separated list of OpenSSL names.
+func ciphers(c *Config, v string) error {
+	switch {
+	case v == "modern" || v == "intermediate" || v == "old":
+	case v == "" || strings.ContainsAny(v, " \t\n'\"#"):
+		return errors.New("use modern, intermediate, old, or a ':'-separated cipher list")
+	}
+	c.DataPlane.Ciphers = v
+	return nil
+}
+
+func csvIndexes(c *Config, v string) error {
+	var out []int
+	for f := range strings.SplitSeq(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 || n > 100 {
+			return errors.New("use comma-separated HAProxy CSV column numbers")
+		}
+		out = append(out, n)
+	}
+	c.DataPlane.MetricsExportedCSVIndex = out
+	return nil
+}

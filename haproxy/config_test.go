@@ -1,0 +1,98 @@
+package haproxy
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+func TestDefaults(t *testing.T) {
+	c := Defaults()
+	d := c.DataPlane
+	if c.Name != "public" || !c.UpdateStatus || !c.Admission.ExtendedValidation || c.Admission.AllowWildcardRoutes ||
+		d.HTTPPort != 80 || d.HTTPSPort != 443 || d.SNIPort != 10444 || d.NoSNIPort != 10443 || d.MaxConnections != 20000 ||
+		d.ReloadInterval != 5*time.Second || d.StrictSNI || d.Ciphers != "intermediate" || d.LoadBalanceAlgorithm != "leastconn" ||
+		d.TCPBalanceScheme != "source" || d.ServerTimeout != 30*time.Second || d.TunnelTimeout != time.Hour ||
+		d.SlowlorisHTTPKeepalive != 300*time.Second || d.BackendCheckInterval != 5*time.Second || d.ListenAddr != "0.0.0.0:1936" ||
+		d.MetricsServerThreshold != 500 || len(d.MetricsExportedCSVIndex) != 16 || d.CompressionMIME != "text/html text/plain text/css" {
+		t.Errorf("defaults differ from the seeds': %+v", c)
+	}
+}
+
+// TestEnvironmentAndFlags: the environment sets values, flags win over it,
+// and bad values name the variable, the flag and what to do.
+func TestEnvironmentAndFlags(t *testing.T) {
+	env := map[string]string{"ROUTER_SERVICE_HTTP_PORT": "8080", "ROUTER_ALLOWED_DOMAINS": "a.com, b.org", "RELOAD_INTERVAL": "2s",
+		"ROUTE_LABELS": "shard=a", "PROJECT_LABELS": "team=x", "ROUTER_STRICT_SNI": "TRUE"}
+	fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
+	parse := AddFlags(fs, func(k string) string { return env[k] })
+	if err := fs.Parse([]string{"--https-port=8443", "--allow-wildcard-routes"}); err == nil {
+		t.Fatal("--allow-wildcard-routes without a value should need one (it is a string flag)")
+	}
+	fs = pflag.NewFlagSet("router", pflag.ContinueOnError)
+	parse = AddFlags(fs, func(k string) string { return env[k] })
+	if err := fs.Parse([]string{"--https-port=8443", "--allow-wildcard-routes=true", "--http-port=9090"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DataPlane.HTTPPort != 9090 || c.DataPlane.HTTPSPort != 8443 || !c.Admission.AllowWildcardRoutes || !c.DataPlane.StrictSNI ||
+		c.DataPlane.ReloadInterval != 2*time.Second || strings.Join(c.Admission.AllowedDomains, ",") != "a.com,b.org" ||
+		c.Admission.RouteSelector.String() != "shard=a" || c.Admission.NamespaceSelector.String() != "team=x" {
+		t.Errorf("config %+v", c)
+	}
+
+	bad := map[string]string{"ROUTER_SERVICE_HTTP_PORT": "eighty", "RELOAD_INTERVAL": "100ms", "ROUTER_LOAD_BALANCE_ALGORITHM": "fastest",
+		"ROUTER_DEFAULT_SERVER_TIMEOUT": "30 seconds", "ROUTER_CANONICAL_HOSTNAME": "10.0.0.1"}
+	fs = pflag.NewFlagSet("router", pflag.ContinueOnError)
+	parse = AddFlags(fs, func(k string) string { return bad[k] })
+	_ = fs.Parse(nil)
+	_, err = parse()
+	for _, want := range []string{
+		`ROUTER_SERVICE_HTTP_PORT (--http-port) "eighty": must be a port number from 1 to 65535`,
+		`RELOAD_INTERVAL (--interval) "100ms": must be at least 1s`,
+		`ROUTER_LOAD_BALANCE_ALGORITHM (--load-balance-algorithm) "fastest": use one of roundrobin, leastconn, source, random`,
+		`ROUTER_DEFAULT_SERVER_TIMEOUT (--default-server-timeout) "30 seconds": must be a TimeUnit`,
+		`ROUTER_CANONICAL_HOSTNAME (--router-canonical-hostname) "10.0.0.1": must be a DNS name, not an IP address`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v\nlacks %q", err, want)
+		}
+	}
+}
+
+// TestEverySeedVariable: each router environment variable of the seeds has
+// a setting (the ones with no meaning here are listed in the docs).
+func TestEverySeedVariable(t *testing.T) {
+	have := map[string]bool{}
+	for _, s := range Settings {
+		if have[s.Env] {
+			t.Errorf("%s is listed twice", s.Env)
+		}
+		have[s.Env] = true
+		if s.Help == "" || s.Flag == "" {
+			t.Errorf("%s lacks help or a flag", s.Env)
+		}
+	}
+	for _, env := range []string{"DEFAULT_CERTIFICATE", "DEFAULT_CERTIFICATE_DIR", "DEFAULT_CERTIFICATE_PATH", "EXTENDED_VALIDATION",
+		"NAMESPACE_LABELS", "PROJECT_LABELS", "ROUTER_ALLOWED_DOMAINS", "ROUTER_BACKEND_PROCESS_ENDPOINTS", "ROUTER_BIND_PORTS_AFTER_SYNC",
+		"ROUTER_COOKIE_NAME", "ROUTER_COMPRESSION_MIME", "ROUTER_DENIED_DOMAINS", "ROUTER_ENABLE_COMPRESSION", "ROUTER_LISTEN_ADDR",
+		"ROUTER_LOG_LEVEL", "ROUTER_MAX_CONNECTIONS", "ROUTER_METRICS_HAPROXY_SERVER_THRESHOLD", "ROUTER_METRICS_HAPROXY_EXPORTED",
+		"ROUTER_METRICS_HAPROXY_BASE_SCRAPE_INTERVAL", "ROUTER_METRICS_HAPROXY_TIMEOUT", "ROUTER_METRICS_TYPE", "ROUTER_OVERRIDE_DOMAINS",
+		"ROUTER_OVERRIDE_HOSTNAME", "ROUTER_SERVICE_HTTPS_PORT", "ROUTER_SERVICE_HTTP_PORT", "ROUTER_SERVICE_NAME", "ROUTER_CANONICAL_HOSTNAME",
+		"ROUTER_SERVICE_NAMESPACE", "ROUTER_SERVICE_NO_SNI_PORT", "ROUTER_SERVICE_SNI_PORT", "ROUTER_SUBDOMAIN", "ROUTER_SYSLOG_ADDRESS",
+		"ROUTER_SYSLOG_FORMAT", "ROUTER_TCP_BALANCE_SCHEME", "ROUTER_THREADS", "ROUTER_LOAD_BALANCE_ALGORITHM", "ROUTE_LABELS",
+		"STATS_PASSWORD", "STATS_PORT", "STATS_USERNAME", "TEMPLATE_FILE", "RELOAD_INTERVAL", "ROUTER_USE_PROXY_PROTOCOL",
+		"ROUTER_ALLOW_WILDCARD_ROUTES", "ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK", "ROUTER_STRICT_SNI", "ROUTER_CIPHERS",
+		"ROUTER_BACKEND_CHECK_INTERVAL", "ROUTER_CLIENT_FIN_TIMEOUT", "ROUTER_DEFAULT_CLIENT_TIMEOUT", "ROUTER_DEFAULT_CONNECT_TIMEOUT",
+		"ROUTER_DEFAULT_SERVER_FIN_TIMEOUT", "ROUTER_DEFAULT_SERVER_TIMEOUT", "ROUTER_DEFAULT_TUNNEL_TIMEOUT", "ROUTER_SLOWLORIS_HTTP_KEEPALIVE",
+		"ROUTER_SLOWLORIS_TIMEOUT"} {
+		if !have[env] {
+			t.Errorf("seed variable %s has no setting", env)
+		}
+	}
+}
