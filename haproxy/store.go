@@ -39,6 +39,8 @@ type Store struct {
 	dirtyServices map[string]bool
 	gone          map[string]bool // routes deleted since the last commit
 
+	// verdicts counts the routes per Verdict.
+	verdicts [3]int
 	snapshot Snapshot
 }
 
@@ -103,6 +105,9 @@ func (s *Store) DeleteRoute(namespace, name string) {
 	removeFromIndex(s.byNamespace, namespace, k)
 	if ext := externalSecret(st.route); ext != "" {
 		removeFromIndex(s.bySecret, key(namespace, ext), k)
+	}
+	if st.decided {
+		s.verdicts[st.decision.Verdict]--
 	}
 	delete(s.routes, k)
 	delete(s.dirtyRoutes, k)
@@ -329,6 +334,10 @@ func (s *Store) judgeDomain(domain string, hosts map[string]bool, routes *PMapEd
 // decide records a route's decision and, for admitted routes, what to serve.
 func (s *Store) decide(k string, st *routeState, d Decision, routes *PMapEditor[*Route], decisions *PMapEditor[Decision], changed Changes) {
 	if !st.decided || d != st.decision {
+		if st.decided {
+			s.verdicts[st.decision.Verdict]--
+		}
+		s.verdicts[d.Verdict]++
 		st.decision, st.decided = d, true
 		decisions.Set(k, d)
 		changed.Routes[k] = true

@@ -1,0 +1,231 @@
+package haproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// Router is one router instance: it watches Routes, Namespaces,
+// EndpointSlices and TLS Secrets, judges them in a Store, and publishes
+// snapshots to its consumers (the status writer, the data plane).
+type Router struct {
+	cfg       Config
+	store     *Store
+	feed      *Feed
+	events    chan func(*Store)
+	published bool
+}
+
+// NewRouter returns a router with an empty store.
+func NewRouter(cfg Config) *Router {
+	return &Router{cfg: cfg, store: NewStore(cfg.Admission), feed: &Feed{}, events: make(chan func(*Store), 4096)}
+}
+
+// Feed is where the router publishes snapshots.
+func (r *Router) Feed() *Feed { return r.feed }
+
+// RunOptions are what a running router needs besides its Config.
+type RunOptions struct {
+	// LeaseDuration and friends tune leader election among replicas.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// Runnables are extra components (the data plane, the metrics server)
+	// started with the router; they run on every replica.
+	Runnables []manager.Runnable
+}
+
+// Run runs the router until ctx ends: caches, the store loop, the status
+// writer (on the elected replica) and opts.Runnables.
+func (r *Router) Run(ctx context.Context, restConfig *rest.Config, opts RunOptions) error {
+	if r.cfg.UpdateStatus && r.cfg.Namespace == "" {
+		return errors.New("ROUTER_SERVICE_NAMESPACE (or $POD_NAMESPACE) is required to write route status: " +
+			"the replicas of a router elect the one that writes in a Lease there; set it, or set ROUTER_UPDATE_STATUS=false")
+	}
+	mgr, err := r.newManager(restConfig, opts)
+	if err != nil {
+		return err
+	}
+	if err := r.watch(ctx, mgr.GetCache()); err != nil {
+		return err
+	}
+	if err := mgr.Add(EveryReplica(func(ctx context.Context) error { return r.loop(ctx, mgr.GetCache()) })); err != nil {
+		return err
+	}
+	if r.cfg.UpdateStatus {
+		w := &StatusWriter{ID: StatusIdentity{RouterName: r.cfg.Name, CanonicalHostname: r.cfg.CanonicalHostname},
+			Client: mgr.GetClient(), Reader: mgr.GetCache(), Snapshots: r.feed.Subscribe()}
+		if err := mgr.Add(w); err != nil {
+			return err
+		}
+	}
+	for _, run := range opts.Runnables {
+		if err := mgr.Add(run); err != nil {
+			return err
+		}
+	}
+	return mgr.Start(ctx)
+}
+
+func (r *Router) newManager(restConfig *rest.Config, opts RunOptions) (manager.Manager, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := routecore.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	stripManagedFields := func(o any) (any, error) {
+		if m, ok := o.(client.Object); ok {
+			m.SetManagedFields(nil)
+		}
+		return o, nil
+	}
+	return ctrl.NewManager(restConfig, ctrl.Options{
+		Scheme:  scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"}, // the router serves its own metrics on ROUTER_LISTEN_ADDR
+		Cache: cache.Options{
+			DefaultTransform: stripManagedFields,
+			ByObject: map[client.Object]cache.ByObject{
+				// Only TLS secrets: external certificates.
+				&corev1.Secret{}: {Field: fields.OneTermEqualSelector("type", string(corev1.SecretTypeTLS))},
+			},
+		},
+		LeaderElection:                r.cfg.UpdateStatus,
+		LeaderElectionID:              "routeshift-router-" + r.cfg.Name,
+		LeaderElectionNamespace:       r.cfg.Namespace,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 durationOr(opts.LeaseDuration),
+		RenewDeadline:                 durationOr(opts.RenewDeadline),
+		RetryPeriod:                   durationOr(opts.RetryPeriod),
+	})
+}
+
+func durationOr(d time.Duration) *time.Duration {
+	if d == 0 {
+		return nil
+	}
+	return &d
+}
+
+// watch turns informer events into store updates, in order, for the loop.
+func (r *Router) watch(ctx context.Context, c cache.Cache) error {
+	handlers := []struct {
+		obj client.Object
+		set func(*Store, client.Object)
+		del func(*Store, client.Object)
+	}{
+		{&routecore.Route{}, func(s *Store, o client.Object) { s.SetRoute(o.(*routecore.Route)) },
+			func(s *Store, o client.Object) { s.DeleteRoute(o.GetNamespace(), o.GetName()) }},
+		{&corev1.Namespace{}, func(s *Store, o client.Object) { s.SetNamespace(o.GetName(), o.GetLabels()) },
+			func(s *Store, o client.Object) { s.DeleteNamespace(o.GetName()) }},
+		{&discoveryv1.EndpointSlice{}, func(s *Store, o client.Object) { s.SetEndpointSlice(o.(*discoveryv1.EndpointSlice)) },
+			func(s *Store, o client.Object) {
+				s.DeleteEndpointSlice(o.GetNamespace(), o.GetName(), o.GetLabels()[discoveryv1.LabelServiceName])
+			}},
+		{&corev1.Secret{}, func(s *Store, o client.Object) { s.SetSecret(o.(*corev1.Secret)) },
+			func(s *Store, o client.Object) { s.DeleteSecret(o.GetNamespace(), o.GetName()) }},
+	}
+	for _, h := range handlers {
+		inf, err := c.GetInformer(ctx, h.obj)
+		if err != nil {
+			return fmt.Errorf("watching %T: %w", h.obj, err)
+		}
+		set, del := h.set, h.del
+		_, err = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc:    func(o any) { r.send(o, set) },
+			UpdateFunc: func(_, o any) { r.send(o, set) },
+			DeleteFunc: func(o any) {
+				if tomb, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+					o = tomb.Obj
+				}
+				r.send(o, del)
+			},
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Router) send(o any, apply func(*Store, client.Object)) {
+	if obj, ok := o.(client.Object); ok {
+		r.events <- func(s *Store) { apply(s, obj) }
+	}
+}
+
+// loop applies events to the store and, after each batch, commits and
+// publishes a snapshot. Before the caches have synced it only applies.
+func (r *Router) loop(ctx context.Context, c cache.Cache) error {
+	log := logf.FromContext(ctx).WithName("router")
+	synced := make(chan struct{})
+	go func() {
+		if c.WaitForCacheSync(ctx) {
+			close(synced)
+		}
+	}()
+	isSynced := false
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-synced:
+			synced, isSynced = nil, true
+			log.Info("caches synced; publishing the first complete model")
+		case ev := <-r.events:
+			ev(r.store)
+		drain:
+			for {
+				select {
+				case ev := <-r.events:
+					ev(r.store)
+				default:
+					break drain
+				}
+			}
+		}
+		if isSynced {
+			r.commit(true)
+		}
+	}
+}
+
+func (r *Router) commit(synced bool) {
+	start := time.Now()
+	snap := r.store.Commit(synced)
+	if !snap.Changed.Empty() || snap.Version == 1 || !r.published {
+		r.feed.Publish(snap)
+		r.published = true
+	}
+	commitSeconds.Observe(time.Since(start).Seconds())
+	for v, n := range r.store.verdicts {
+		routesByVerdict.WithLabelValues(Verdict(v).String()).Set(float64(n))
+	}
+}
+
+// EveryReplica is a runnable that runs on every replica of a router, not
+// only on the elected one.
+type EveryReplica func(ctx context.Context) error
+
+// Start runs the function.
+func (f EveryReplica) Start(ctx context.Context) error { return f(ctx) }
+
+// NeedLeaderElection is false: every replica serves.
+func (f EveryReplica) NeedLeaderElection() bool { return false }

@@ -1,0 +1,194 @@
+package haproxy
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// StatusIdentity is how a router names itself in route status.
+type StatusIdentity struct {
+	RouterName        string
+	CanonicalHostname string
+}
+
+// DesiredStatus returns route's status.ingress as this router wants it,
+// given its decision: its own entry set (admitted or rejected) or removed
+// (ignored), every other router's entry untouched. changed is false when
+// the route already says that, ignoring transition times.
+func DesiredStatus(route *routecore.Route, d Decision, id StatusIdentity, now time.Time) (ingress []routecore.RouteIngress, changed bool) {
+	i := slices.IndexFunc(route.Status.Ingress, func(in routecore.RouteIngress) bool { return in.RouterName == id.RouterName })
+	if d.Verdict == Ignored {
+		if i < 0 {
+			return route.Status.Ingress, false
+		}
+		return slices.Delete(slices.Clone(route.Status.Ingress), i, i+1), true
+	}
+	cond := routecore.RouteIngressCondition{Type: routecore.RouteAdmitted, Status: corev1.ConditionTrue}
+	if d.Verdict == Rejected {
+		cond.Status, cond.Reason, cond.Message = corev1.ConditionFalse, d.Reason, d.Message
+	}
+	want := routecore.RouteIngress{Host: d.Host, RouterName: id.RouterName, WildcardPolicy: d.WildcardPolicy,
+		RouterCanonicalHostname: id.CanonicalHostname}
+	if i >= 0 && sameEntry(route.Status.Ingress[i], want, cond) {
+		return route.Status.Ingress, false
+	}
+	t := metav1.NewTime(now.Truncate(time.Second))
+	cond.LastTransitionTime = &t
+	want.Conditions = []routecore.RouteIngressCondition{cond}
+	out := slices.Clone(route.Status.Ingress)
+	if i >= 0 {
+		out[i] = want
+	} else {
+		out = append(out, want)
+	}
+	return out, true
+}
+
+// sameEntry compares an existing entry with the wanted one, ignoring the
+// transition time and conditions other than Admitted.
+func sameEntry(have, want routecore.RouteIngress, cond routecore.RouteIngressCondition) bool {
+	if have.Host != want.Host || have.WildcardPolicy != want.WildcardPolicy || have.RouterCanonicalHostname != want.RouterCanonicalHostname {
+		return false
+	}
+	for _, c := range have.Conditions {
+		if c.Type == routecore.RouteAdmitted {
+			return c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message
+		}
+	}
+	return false
+}
+
+// StatusWriter writes the router's entry of route status from snapshots.
+// One replica writes (it runs under leader election); writes happen only
+// on change, at a bounded rate, and a conflict is retried from fresh data.
+type StatusWriter struct {
+	ID StatusIdentity
+	// Client writes status; Reader reads Routes (the informer cache).
+	Client client.Client
+	Reader client.Reader
+	// Snapshots delivers snapshots from the store.
+	Snapshots *Subscription
+	// QPS bounds status writes per second (default 50).
+	QPS float64
+
+	queue    workqueue.TypedRateLimitingInterface[string]
+	mu       sync.Mutex
+	snapshot Snapshot
+}
+
+// NeedLeaderElection makes only the elected replica write status.
+func (w *StatusWriter) NeedLeaderElection() bool { return true }
+
+// Start writes status until ctx ends. On start it checks every route the
+// router knows, then the routes each new snapshot changes.
+func (w *StatusWriter) Start(ctx context.Context) error {
+	qps := w.QPS
+	if qps <= 0 {
+		qps = 50
+	}
+	w.queue = workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedMaxOfRateLimiter(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 30*time.Second),
+		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(qps), int(qps*2))},
+	))
+	go func() {
+		<-ctx.Done()
+		w.queue.ShutDown()
+	}()
+	go w.watchSnapshots(ctx)
+	for w.processNext(ctx) {
+	}
+	return nil
+}
+
+// watchSnapshots queues the routes of every new snapshot: all of them the
+// first time, then those it changed.
+func (w *StatusWriter) watchSnapshots(ctx context.Context) {
+	first := true
+	for {
+		snap, ok := w.Snapshots.Next(ctx)
+		if !ok {
+			return
+		}
+		w.setSnapshot(snap)
+		if !snap.Synced {
+			continue
+		}
+		if first {
+			for k := range snap.Decisions.All() {
+				w.queue.AddRateLimited(k)
+			}
+			first = false
+			continue
+		}
+		for k := range snap.Changed.Routes {
+			w.queue.AddRateLimited(k)
+		}
+	}
+}
+
+func (w *StatusWriter) setSnapshot(s Snapshot) {
+	w.mu.Lock()
+	w.snapshot = s
+	w.mu.Unlock()
+}
+
+func (w *StatusWriter) decision(k string) (Decision, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.snapshot.Decisions.Get(k)
+}
+
+func (w *StatusWriter) processNext(ctx context.Context) bool {
+	k, quit := w.queue.Get()
+	if quit {
+		return false
+	}
+	defer w.queue.Done(k)
+	if err := w.sync(ctx, k); err != nil {
+		logf.FromContext(ctx).V(1).Info("route status write failed; retrying", "route", k, "error", err.Error())
+		w.queue.AddRateLimited(k)
+		return true
+	}
+	w.queue.Forget(k)
+	return true
+}
+
+// sync writes one route's entry if it differs from what the router decided.
+func (w *StatusWriter) sync(ctx context.Context, k string) error {
+	d, ok := w.decision(k)
+	if !ok {
+		return nil // deleted: its status went with it
+	}
+	ns, name := splitKey(k)
+	route := &routecore.Route{}
+	if err := w.Reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, route); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	ingress, changed := DesiredStatus(route, d, w.ID, time.Now())
+	if !changed {
+		return nil
+	}
+	updated := route.DeepCopy()
+	updated.Status.Ingress = ingress
+	err := w.Client.Status().Update(ctx, updated)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err == nil:
+		statusWrites.Inc()
+	}
+	return err
+}

@@ -1,0 +1,291 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/routeshift/routeshift/haproxy"
+	"github.com/routeshift/routeshift/internal/input"
+	"github.com/routeshift/routeshift/routecore"
+)
+
+const settingsHelp = `Every setting is an environment variable (the names OpenShift's router uses) and a flag;
+a flag wins over its variable. Run "routeshift router --help" for the list.`
+
+func newRouter() *cobra.Command {
+	m := &managerOptions{}
+	var parse func() (haproxy.Config, error)
+	cmd := &cobra.Command{
+		Use:   "router",
+		Short: "Run the router: admit Routes, write their status, serve them with HAProxy",
+		Long: `router watches Routes, Namespaces, EndpointSlices and TLS Secrets and decides, for this
+router instance, which Routes it serves: its shard (ROUTE_LABELS, NAMESPACE_LABELS), allowed
+and denied domains, wildcard routes, host claims (the oldest Route wins a host, and its
+namespace owns it unless ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK), and certificate checks.
+It reports each decision in the Route's status.ingress entry for ROUTER_SERVICE_NAME (only
+the elected replica writes) and serves /healthz, /healthz/ready and /metrics on
+ROUTER_LISTEN_ADDR.
+
+` + settingsHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := parse()
+			if err != nil {
+				return err
+			}
+			return runRouter(cmd.Context(), m, cfg, cmd.ErrOrStderr())
+		},
+	}
+	m.addFlags(cmd.Flags(), false)
+	cmd.Flags().Lookup("metrics-bind-address").Hidden = true
+	cmd.Flags().Lookup("health-probe-bind-address").Hidden = true
+	parse = haproxy.AddFlags(cmd.Flags(), os.Getenv)
+	return cmd
+}
+
+func runRouter(ctx context.Context, m *managerOptions, cfg haproxy.Config, stderr io.Writer) error {
+	if err := m.setupLogging(); err != nil {
+		return err
+	}
+	for _, env := range slices.Sorted(mapKeys(haproxy.Superseded)) {
+		if os.Getenv(env) != "" {
+			ctrl.Log.Info("ignoring "+env, "reason", haproxy.Superseded[env])
+		}
+	}
+	restConfig, err := m.restConfig()
+	if err != nil {
+		return fmt.Errorf("connecting to the cluster: %w", err)
+	}
+	r := haproxy.NewRouter(cfg)
+	health := newRouterHealth(r.Feed())
+	server := &http.Server{Addr: cfg.DataPlane.ListenAddr, Handler: health.mux(), ReadHeaderTimeout: 10 * time.Second}
+	serve := haproxy.EveryReplica(func(ctx context.Context) error {
+		go health.watch(ctx)
+		go func() {
+			<-ctx.Done()
+			shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = server.Shutdown(shutdown)
+		}()
+		if err := server.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("ROUTER_LISTEN_ADDR %s: %w", cfg.DataPlane.ListenAddr, err)
+		}
+		return nil
+	})
+	ctrl.Log.Info("starting the router", "name", cfg.Name, "namespace", cfg.Namespace, "listen", cfg.DataPlane.ListenAddr)
+	return r.Run(ctx, restConfig, haproxy.RunOptions{Runnables: []manager.Runnable{serve}})
+}
+
+// routerHealth answers /healthz (the process runs) and /healthz/ready (the
+// first complete model is published).
+type routerHealth struct {
+	feed  *haproxy.Feed
+	ready atomic.Bool
+}
+
+func newRouterHealth(f *haproxy.Feed) *routerHealth { return &routerHealth{feed: f} }
+
+func (h *routerHealth) watch(ctx context.Context) {
+	sub := h.feed.Subscribe()
+	for {
+		snap, ok := sub.Next(ctx)
+		if !ok {
+			return
+		}
+		if snap.Synced {
+			h.ready.Store(true)
+		}
+	}
+}
+
+func (h *routerHealth) mux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/healthz/ready", func(w http.ResponseWriter, _ *http.Request) {
+		if !h.ready.Load() {
+			http.Error(w, "waiting for the first complete model", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.Handle("/metrics", promhttp.HandlerFor(haproxy.Registry, promhttp.HandlerOpts{}))
+	return mux
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+type renderOptions struct {
+	files       []string
+	namespace   string
+	routeSuffix string
+	output      string
+	stderr      io.Writer
+}
+
+func newRender() *cobra.Command {
+	o := &renderOptions{}
+	var parse func() (haproxy.Config, error)
+	cmd := &cobra.Command{
+		Use:   "render -f FILE [-f FILE...] [--dir DIR] [--check] [-o yaml]",
+		Short: "Judge Routes offline as a router would, and print one line per Route",
+		Long: `render reads Routes, Namespaces, EndpointSlices, Services and Secrets from files and runs the
+router's admission offline, with the same settings as "routeshift router" (environment
+variables or flags). It prints one line per Route, in input order:
+
+  NAMESPACE/NAME admitted
+  NAMESPACE/NAME rejected REASON        (the message follows on stderr)
+  NAMESPACE/NAME ignored                (outside this router's shard)
+
+Routes are defaulted as the admission webhook would (a host is generated for Routes
+without one). Routes without a creationTimestamp are as old as their place in the input:
+earlier documents are older. -o yaml prints the Routes with the status.ingress entry this
+router would write instead. The exit status is 0 when every Route could be judged
+(rejections are results, not errors), non-zero when the input cannot be read.
+
+` + settingsHelp,
+		Example: `  routeshift render -f routes.yaml
+  ROUTER_DENIED_DOMAINS=internal.example.com routeshift render -f routes.yaml -f namespaces.yaml
+  kubectl get routes,namespaces -A -o yaml | routeshift render -f - --labels shard=public`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := parse()
+			if err != nil {
+				return err
+			}
+			return o.run(cfg, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&o.files, "filename", "f", nil, `file to read ("-" for standard input); repeatable`)
+	f.StringVarP(&o.namespace, "input-namespace", "n", "default", "namespace of objects that name none")
+	f.StringVar(&o.routeSuffix, "route-suffix", routecore.DefaultRouteSuffix, "DNS suffix of generated hosts, as the webhook's")
+	f.StringVarP(&o.output, "output", "o", "", `"yaml" prints the Routes with this router's status entry`)
+	parse = haproxy.AddFlags(f, os.Getenv)
+	return cmd
+}
+
+func (o *renderOptions) run(cfg haproxy.Config, stdin io.Reader, stdout, stderr io.Writer) error {
+	if o.output != "" && o.output != "yaml" {
+		return fmt.Errorf("--output %q is not supported: use -o yaml or omit it", o.output)
+	}
+	objs, err := input.Read(o.files, stdin)
+	if err != nil {
+		return err
+	}
+	o.stderr = stderr
+	store := haproxy.NewStore(cfg.Admission)
+	var routes []*routecore.Route
+	for i, obj := range objs {
+		if err := o.add(store, obj, i, &routes); err != nil {
+			return err
+		}
+	}
+	snap := store.Commit(true)
+	id := haproxy.StatusIdentity{RouterName: cfg.Name, CanonicalHostname: cfg.CanonicalHostname}
+	var printed []any
+	for _, r := range routes {
+		k := r.Namespace + "/" + r.Name
+		d, _ := snap.Decisions.Get(k)
+		switch {
+		case o.output == "yaml":
+			r.Status.Ingress, _ = haproxy.DesiredStatus(r, d, id, time.Now())
+			shown := r.DeepCopy()
+			if strings.HasPrefix(string(shown.UID), syntheticUID) {
+				shown.UID, shown.CreationTimestamp = "", metav1.Time{}
+			}
+			printed = append(printed, printable(shown))
+		case d.Verdict == haproxy.Rejected:
+			fmt.Fprintf(stdout, "%s rejected %s\n", k, d.Reason)
+			fmt.Fprintf(stderr, "%s: %s\n", k, d.Message)
+		default:
+			fmt.Fprintf(stdout, "%s %s\n", k, d.Verdict)
+		}
+	}
+	return printYAML(stdout, printed)
+}
+
+// syntheticUID prefixes the UIDs render gives Routes read from files; they
+// order ties and are not printed.
+const syntheticUID = "render-input-"
+
+// add reads one object into the store; Routes are defaulted as the webhook
+// would, and get the input order as their age.
+func (o *renderOptions) add(store *haproxy.Store, obj input.Object, i int, routes *[]*routecore.Route) error {
+	ns := obj.Namespace
+	if ns == "" {
+		ns = o.namespace
+	}
+	switch {
+	case obj.Kind == "Route":
+		r, warning, err := decodeRoute(obj)
+		if err != nil {
+			return err
+		}
+		if warning != "" {
+			fmt.Fprintln(o.stderr, "Warning:", warning)
+		}
+		r.Namespace = ns
+		routecore.Default(r, nil, routecore.DefaultOptions{RouteSuffix: o.routeSuffix})
+		if r.CreationTimestamp.IsZero() {
+			r.CreationTimestamp = metav1.NewTime(time.Unix(0, 0).Add(time.Duration(i) * time.Second))
+		}
+		if r.UID == "" {
+			r.UID = types.UID(fmt.Sprintf("%s%08d", syntheticUID, i))
+		}
+		if slices.ContainsFunc(*routes, func(x *routecore.Route) bool { return x.Namespace == r.Namespace && x.Name == r.Name }) {
+			return fmt.Errorf("%s: route %s/%s appears twice in the input", obj.Source, r.Namespace, r.Name)
+		}
+		*routes = append(*routes, r)
+		store.SetRoute(r)
+	case obj.Kind == "Namespace" && obj.APIVersion == "v1":
+		n := &corev1.Namespace{}
+		if err := input.DecodeStrict(obj, n); err != nil {
+			return err
+		}
+		store.SetNamespace(n.Name, n.Labels)
+	case obj.Kind == "EndpointSlice" && obj.APIVersion == "discovery.k8s.io/v1":
+		es := &discoveryv1.EndpointSlice{}
+		if err := input.DecodeStrict(obj, es); err != nil {
+			return err
+		}
+		es.Namespace = ns
+		store.SetEndpointSlice(es)
+	case obj.Kind == "Secret" && obj.APIVersion == "v1":
+		s := &corev1.Secret{}
+		if err := input.DecodeStrict(obj, s); err != nil {
+			return err
+		}
+		s.Namespace = ns
+		store.SetSecret(s)
+	case obj.Kind == "Service" && obj.APIVersion == "v1":
+	default:
+		return fmt.Errorf("%s: %s %s is not read by render: give it Routes, Namespaces, EndpointSlices, Services and Secrets",
+			obj.Source, obj.APIVersion, obj.Kind)
+	}
+	return nil
+}
