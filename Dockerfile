@@ -11,7 +11,8 @@ RUN CGO_ENABLED=0 go build -trimpath -ldflags=-s -o /out/routeshift .
 
 FROM debian:12-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends haproxy ca-certificates \
+ && apt-get install -y --no-install-recommends haproxy ca-certificates libcap2-bin \
+ && setcap cap_net_bind_service=+ep /usr/sbin/haproxy \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/routeshift /usr/local/bin/routeshift
 USER 65532:65532
