@@ -1,0 +1,11 @@
+// Package manifests holds routeshift's Kubernetes manifests (kustomize
+// bases and overlays). They are embedded in the binary so that
+// `routeshift local` installs exactly what a cluster install applies.
+package manifests
+
+import "embed"
+
+// FS holds the CRD, RBAC and webhook configurations.
+//
+//go:embed crd/*.yaml rbac/*.yaml webhook/*.yaml overlays/self-signed/*.yaml
+var FS embed.FS
