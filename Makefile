@@ -58,14 +58,15 @@ haproxy: ## install HAProxy (Debian package) when missing
 	@haproxy -v | head -1
 
 .PHONY: generate
-generate: $(BIN)/controller-gen ## regenerate deepcopy code and the CRD from routecore's types
+generate: $(BIN)/controller-gen ## regenerate deepcopy code, the CRD and docs/reference from the code
 	$(BIN)/controller-gen object paths=./routecore/...
 	$(BIN)/controller-gen crd paths=./routecore/... output:crd:artifacts:config=manifests/crd
+	$(GO) run ./internal/docgen docs/reference
 
 .PHONY: generate-check
 generate-check: generate ## fail if generated files are out of date
-	@if [ -n "$$(git status --porcelain -- routecore/zz_generated.deepcopy.go manifests/crd)" ]; then \
-		git status --porcelain -- routecore/zz_generated.deepcopy.go manifests/crd; \
+	@if [ -n "$$(git status --porcelain -- routecore/zz_generated.deepcopy.go manifests/crd docs/reference)" ]; then \
+		git status --porcelain -- routecore/zz_generated.deepcopy.go manifests/crd docs/reference; \
 		echo "generated files changed: run 'make generate' and commit the result"; exit 1; fi
 
 .PHONY: lint
