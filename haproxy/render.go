@@ -1,0 +1,508 @@
+package haproxy
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"text/template"
+)
+
+// backendShards is the number of files the backends are spread over, by a
+// hash of the route key, so that one route's change rewrites about
+// 1/backendShards of them.
+const backendShards = 64
+
+// File is one rendered file.
+type File struct {
+	Data []byte
+	// Mode is 0600 for private keys and anything holding them or the
+	// statistics password, 0644 otherwise.
+	Mode os.FileMode
+}
+
+// ServerUpdate is what the runtime API must set on one server slot.
+type ServerUpdate struct {
+	Backend, Server string
+	Address         string
+	Port            int32
+	Weight          int32
+	Enabled         bool
+}
+
+// Output is a complete configuration and how it differs from the previous
+// one.
+type Output struct {
+	// Files are every file of the configuration, by path relative to the
+	// working directory. The map and the byte slices are never modified
+	// after Render returns them.
+	Files map[string]File
+	// Changed are the paths whose content (or mode) differs from the
+	// previous Output (all of them on the first call), sorted.
+	Changed []string
+	// Removed are the paths in the previous Output but not in this one,
+	// sorted.
+	Removed []string
+	// Reload is false when the only differences from the previous Output
+	// are server addresses, ports, weights and enabled/disabled states
+	// within existing server slots: then Servers carries what the runtime
+	// API must set, and the changed files only need to be written (so that
+	// the next reload starts from them).
+	Reload bool
+	// Servers are, when Reload is false, every slot whose address, port,
+	// weight or state changed, sorted by backend and slot.
+	Servers []ServerUpdate
+	// ConfigArgs are the -f arguments for haproxy, relative to the working
+	// directory, in order.
+	ConfigArgs []string
+}
+
+// Renderer turns Snapshots into HAProxy configuration, re-rendering only
+// what changed. It is not safe for concurrent use.
+type Renderer struct {
+	cfg         DataPlaneConfig
+	tmpl        *template.Template
+	defaultCert *defaultCertificate
+
+	// State of the last successful Render.
+	rendered  bool
+	version   uint64
+	defaultCA string
+	routes    map[string]*routeRender
+	byService map[string]map[string]bool // service key -> route keys
+	shards    [backendShards]backendShard
+	keyed     [numMaps]keyedFile
+	files     map[string]File
+}
+
+// routeRender is what the last Render made of one route.
+type routeRender struct {
+	route    *Route
+	services []*ServiceEndpoints
+	backend  *BackendData
+	groups   []slotGroup
+	fragment []byte
+	entries  []mapEntry
+	files    map[string]File
+}
+
+// backendShard is one conf/backends file: its routes' fragments in route
+// key order.
+type backendShard struct {
+	keys      []string
+	fragments map[string][]byte
+}
+
+// NewRenderer validates cfg (and parses TEMPLATE_FILE if set, trying it
+// on sample data) and returns a renderer.
+func NewRenderer(cfg DataPlaneConfig) (*Renderer, error) {
+	cfg, err := checkDataPlaneConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &Renderer{cfg: cfg, routes: map[string]*routeRender{}, byService: map[string]map[string]bool{}, files: map[string]File{}}
+	if r.tmpl, err = loadTemplates(cfg.TemplateFile); err != nil {
+		return nil, err
+	}
+	if r.defaultCert, err = newDefaultCertificate(cfg); err != nil {
+		return nil, err
+	}
+	if cfg.TemplateFile != "" {
+		if err := r.tryTemplates(); err != nil {
+			return nil, fmt.Errorf("TEMPLATE_FILE %s: %w", cfg.TemplateFile, err)
+		}
+	}
+	for i := range r.shards {
+		r.shards[i].fragments = map[string][]byte{}
+	}
+	return r, nil
+}
+
+// tryTemplates executes the templates on sample data with every optional
+// part present, so that a custom template's mistakes show at start-up.
+func (r *Renderer) tryTemplates() error {
+	if err := r.tmpl.ExecuteTemplate(&bytes.Buffer{}, configTemplate, r.configData(true)); err != nil {
+		return err
+	}
+	sample := &BackendData{Name: "be_secure:ns:name", Route: "ns/name", Defaults: httpRouteDefault, Balance: "roundrobin",
+		Cookie: &CookieData{Name: "c", Secure: true, SameSite: "None"}, TimeoutServer: "1ms", TimeoutTunnel: "1ms",
+		AllowList: &AllowListData{Inline: []string{"10.0.0.0/8"}}, RateLimit: &RateLimitData{Store: "conn_cur", ConcurrentTCP: 1, RateTCP: 1, RateHTTP: 1},
+		HSTS: "'max-age=1'", RequestHeaders: []HeaderAction{{Verb: "set-header", Name: "'a'", Value: "'b'"}},
+		ResponseHeaders: []HeaderAction{{Verb: "del-header", Name: "'a'"}},
+		ServerDefaults:  &ServerDefaults{CheckInterval: "1ms", MaxConn: 1, SSL: &ServerSSL{Verify: "required", CAFile: "/ca.pem"}},
+		Servers:         []ServerData{{Name: "s0", Endpoint: "10.0.0.1:80", Address: "10.0.0.1", Port: 80, Weight: 1, Enabled: true, VerifyHost: "'svc.ns.svc'"}}}
+	return r.tmpl.ExecuteTemplate(&bytes.Buffer{}, backendTemplate, sample)
+}
+
+// Render returns the configuration for snap. It re-renders the routes
+// snap.Changed names and the routes of the services it names, keeping
+// the other routes' output from earlier calls. Everything is re-rendered on
+// the first call and when the default destination CA file appears or goes.
+// When snap does not directly follow the last rendered snapshot
+// (snap.Version is not the last one plus 1, as after a failed Render),
+// every route is looked at and re-rendered if it or its services are not
+// the very values rendered last time. DEFAULT_CERTIFICATE_DIR and the
+// existence of DEFAULT_DESTINATION_CA_PATH are read again at every call.
+// Render does not modify snap. On error nothing of snap is kept: the next
+// call starts from the last successful one.
+func (r *Renderer) Render(snap Snapshot) (*Output, error) {
+	defaultCA := ""
+	if p := r.cfg.DefaultDestinationCAPath; p != "" {
+		if _, err := os.Stat(p); err == nil {
+			defaultCA = p
+		}
+	}
+	force := !r.rendered || defaultCA != r.defaultCA
+	dirty := r.dirtyRoutes(snap, force || snap.Version != r.version+1)
+	updates, removed, err := r.renderRoutes(snap, dirty, defaultCA, force)
+	if err != nil {
+		return nil, err
+	}
+	var cfgText bytes.Buffer
+	if err := r.tmpl.ExecuteTemplate(&cfgText, configTemplate, r.configData(!r.cfg.BindPortsAfterSync || snap.Synced)); err != nil {
+		return nil, fmt.Errorf("template %q: %w", configTemplate, err)
+	}
+	defaultPEM, err := r.defaultCert.content()
+	if err != nil {
+		return nil, err
+	}
+
+	// Everything that can fail has been done: apply.
+	next := &fileEdit{files: maps.Clone(r.files), touched: map[string]bool{}}
+	cfgMode := os.FileMode(0o644)
+	if r.cfg.StatsPassword != "" {
+		cfgMode = 0o600
+	}
+	next.set(configFile, File{Data: cfgText.Bytes(), Mode: cfgMode})
+	if defaultPEM != nil {
+		next.set(defaultCrtFile, File{Data: defaultPEM, Mode: 0o600})
+	}
+	reload, servers := r.apply(updates, removed, next)
+	r.rendered, r.version, r.defaultCA = true, snap.Version, defaultCA
+	return r.output(next, reload, servers), nil
+}
+
+// fileEdit is the next set of files, built from the current one, with the
+// paths set or deleted on the way and the backend shards and keyed files
+// to print again.
+type fileEdit struct {
+	files   map[string]File
+	touched map[string]bool
+	shards  [backendShards]bool
+	keyed   [numMaps]bool
+}
+
+func (e *fileEdit) set(path string, f File) {
+	e.files[path] = f
+	e.touched[path] = true
+}
+
+func (e *fileEdit) delete(path string) {
+	delete(e.files, path)
+	e.touched[path] = true
+}
+
+// dirtyRoutes are the keys of routes to look at again.
+func (r *Renderer) dirtyRoutes(snap Snapshot, full bool) map[string]bool {
+	dirty := map[string]bool{}
+	if full {
+		for k := range snap.Routes.All() {
+			dirty[k] = true
+		}
+		for k := range r.routes {
+			dirty[k] = true
+		}
+		return dirty
+	}
+	for k := range snap.Changed.Routes {
+		dirty[k] = true
+	}
+	for svc := range snap.Changed.Services {
+		for k := range r.byService[svc] {
+			dirty[k] = true
+		}
+	}
+	return dirty
+}
+
+// renderRoutes renders the dirty routes that are served and lists those
+// that are gone. force re-renders routes even when neither they nor their
+// services changed.
+func (r *Renderer) renderRoutes(snap Snapshot, dirty map[string]bool, defaultCA string, force bool) (map[string]*routeRender, []string, error) {
+	var todo []backendInput
+	var removed []string
+	for k := range dirty {
+		rt, ok := snap.Routes.Get(k)
+		prev := r.routes[k]
+		if !ok {
+			if prev != nil {
+				removed = append(removed, k)
+			}
+			continue
+		}
+		in := backendInput{key: k, route: rt, services: make([]*ServiceEndpoints, len(rt.Backends)), defaultCA: defaultCA}
+		for i, b := range rt.Backends {
+			in.services[i], _ = snap.Services.Get(b.Service.Namespace + "/" + b.Service.Name)
+		}
+		if prev != nil {
+			if !force && prev.route == rt && slices.Equal(prev.services, in.services) {
+				continue
+			}
+			in.prev = prev.groups
+		}
+		todo = append(todo, in)
+	}
+	slices.Sort(removed)
+	slices.SortFunc(todo, func(a, b backendInput) int { return strings.Compare(a.key, b.key) })
+	out := make([]*routeRender, len(todo))
+	errs := make([]error, len(todo))
+	work := func(lo, hi int) {
+		var buf bytes.Buffer
+		for i := lo; i < hi; i++ {
+			out[i], errs[i] = r.renderRoute(todo[i], &buf)
+		}
+	}
+	if workers := runtime.GOMAXPROCS(0); len(todo) >= 256 && workers > 1 {
+		var wg sync.WaitGroup
+		per := (len(todo) + workers - 1) / workers
+		for lo := 0; lo < len(todo); lo += per {
+			wg.Go(func() { work(lo, min(lo+per, len(todo))) })
+		}
+		wg.Wait()
+	} else {
+		work(0, len(todo))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	updates := make(map[string]*routeRender, len(out))
+	for i, rr := range out {
+		updates[todo[i].key] = rr
+	}
+	return updates, removed, nil
+}
+
+// renderRoute builds one route's backend and executes the backend
+// template on it.
+func (r *Renderer) renderRoute(in backendInput, buf *bytes.Buffer) (*routeRender, error) {
+	b := r.buildBackend(in)
+	buf.Reset()
+	if err := r.tmpl.ExecuteTemplate(buf, backendTemplate, b.data); err != nil {
+		return nil, fmt.Errorf("route %s: template %q: %w", in.key, backendTemplate, err)
+	}
+	certFile := ""
+	if _, ok := b.files[routeCertFile(in.route)]; ok {
+		certFile = r.abs(routeCertFile(in.route))
+	}
+	return &routeRender{route: in.route, services: in.services, backend: b.data, groups: b.groups,
+		fragment: bytes.Clone(buf.Bytes()), entries: routeEntries(in.route, certFile), files: b.files}, nil
+}
+
+// apply makes the rendered routes current, writing the files into next,
+// and decides whether HAProxy must reload.
+func (r *Renderer) apply(updates map[string]*routeRender, removed []string, next *fileEdit) (bool, []ServerUpdate) {
+	reload := len(r.files) == 0 || len(removed) > 0
+	var servers []ServerUpdate
+	for _, k := range removed {
+		r.retire(k, next)
+	}
+	for k, rr := range updates {
+		prev := r.routes[k]
+		if prev == nil || !sameShape(prev.backend, rr.backend) {
+			reload = true
+		} else {
+			servers = append(servers, serverChanges(prev.backend, rr.backend)...)
+		}
+		if prev != nil {
+			r.retire(k, next)
+		}
+		r.adopt(k, rr, next)
+	}
+	r.printTouched(next)
+	if reload || r.changedBeyondServers(next) {
+		return true, nil
+	}
+	slices.SortFunc(servers, func(a, b ServerUpdate) int {
+		return cmp.Or(strings.Compare(a.Backend, b.Backend), compareSlot(a.Server, b.Server))
+	})
+	return false, servers
+}
+
+// adopt makes rr the rendering of route k: its map entries, files,
+// service index entries and backend fragment.
+func (r *Renderer) adopt(k string, rr *routeRender, next *fileEdit) {
+	for i := range rr.entries {
+		e := &rr.entries[i]
+		r.keyed[e.m].add(e)
+		next.keyed[e.m] = true
+	}
+	for path, f := range rr.files {
+		next.set(path, f)
+	}
+	for _, b := range rr.route.Backends {
+		svc := b.Service.Namespace + "/" + b.Service.Name
+		if r.byService[svc] == nil {
+			r.byService[svc] = map[string]bool{}
+		}
+		r.byService[svc][k] = true
+	}
+	i := shardOf64(k)
+	shard := &r.shards[i]
+	if _, ok := shard.fragments[k]; !ok {
+		shard.keys = insertSorted(shard.keys, k)
+	}
+	shard.fragments[k] = rr.fragment
+	next.shards[i] = true
+	r.routes[k] = rr
+}
+
+// retire takes route k's rendering out: the reverse of adopt.
+func (r *Renderer) retire(k string, next *fileEdit) {
+	rr := r.routes[k]
+	for i := range rr.entries {
+		e := &rr.entries[i]
+		r.keyed[e.m].remove(e)
+		next.keyed[e.m] = true
+	}
+	for path := range rr.files {
+		next.delete(path)
+	}
+	for _, b := range rr.route.Backends {
+		svc := b.Service.Namespace + "/" + b.Service.Name
+		delete(r.byService[svc], k)
+		if len(r.byService[svc]) == 0 {
+			delete(r.byService, svc)
+		}
+	}
+	i := shardOf64(k)
+	delete(r.shards[i].fragments, k)
+	r.shards[i].keys = deleteSorted(r.shards[i].keys, k)
+	next.shards[i] = true
+	delete(r.routes, k)
+}
+
+// printTouched prints the backend shards and keyed files that changed (and
+// all of them the first time).
+func (r *Renderer) printTouched(next *fileEdit) {
+	for i := range r.shards {
+		if p := shardFile(i); next.shards[i] || next.files[p].Data == nil {
+			next.set(p, File{Data: r.shards[i].join(), Mode: 0o644})
+		}
+	}
+	for m := range r.keyed {
+		if p := mapFiles[m]; next.keyed[m] || next.files[p].Data == nil {
+			r.keyed[m].print()
+			next.set(p, File{Data: r.keyed[m].data, Mode: 0o644})
+		}
+	}
+}
+
+// changedBeyondServers reports whether a file other than the backend
+// shards differs; the shards' differences beyond server slots the routes'
+// shapes have told.
+func (r *Renderer) changedBeyondServers(next *fileEdit) bool {
+	for path := range next.touched {
+		if !strings.HasPrefix(path, backendsDir+"/") && r.differs(next, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// differs reports whether path differs in next from the current files.
+func (r *Renderer) differs(next *fileEdit, path string) bool {
+	f, ok := next.files[path]
+	old, wasThere := r.files[path]
+	return ok != wasThere || old.Mode != f.Mode || !bytes.Equal(old.Data, f.Data)
+}
+
+// output lists what changed and makes next current.
+func (r *Renderer) output(next *fileEdit, reload bool, servers []ServerUpdate) *Output {
+	out := &Output{Files: next.files, Reload: reload, Servers: servers, ConfigArgs: []string{configFile, backendsDir}}
+	for path := range next.touched {
+		if !r.differs(next, path) {
+			continue
+		}
+		if _, ok := next.files[path]; ok {
+			out.Changed = append(out.Changed, path)
+		} else {
+			out.Removed = append(out.Removed, path)
+		}
+	}
+	slices.Sort(out.Changed)
+	slices.Sort(out.Removed)
+	r.files = next.files
+	return out
+}
+
+// sameShape reports whether two renderings of a backend differ at most in
+// their slots' addresses, ports, weights and states.
+func sameShape(a, b *BackendData) bool {
+	if len(a.Servers) != len(b.Servers) {
+		return false
+	}
+	for i := range a.Servers {
+		if a.Servers[i].Name != b.Servers[i].Name || a.Servers[i].VerifyHost != b.Servers[i].VerifyHost {
+			return false
+		}
+	}
+	ac, bc := *a, *b
+	ac.Servers, bc.Servers = nil, nil
+	return reflect.DeepEqual(ac, bc)
+}
+
+// serverChanges lists the slots of b that differ from a (same shape).
+func serverChanges(a, b *BackendData) []ServerUpdate {
+	var out []ServerUpdate
+	for i, s := range b.Servers {
+		o := a.Servers[i]
+		if o.Endpoint != s.Endpoint || o.Weight != s.Weight || o.Enabled != s.Enabled {
+			out = append(out, ServerUpdate{Backend: b.Name, Server: s.Name, Address: s.Address, Port: s.Port, Weight: s.Weight, Enabled: s.Enabled})
+		}
+	}
+	return out
+}
+
+// shardOf64 is the backend shard of a route.
+func shardOf64(routeKey string) int { return int(fnv32a(routeKey) % backendShards) }
+
+func shardFile(i int) string { return fmt.Sprintf("%s/%03d.cfg", backendsDir, i) }
+
+func (s *backendShard) join() []byte {
+	size := 0
+	for _, k := range s.keys {
+		size += len(s.fragments[k])
+	}
+	out := make([]byte, 0, size)
+	for _, k := range s.keys {
+		out = append(out, s.fragments[k]...)
+	}
+	return out
+}
+
+func insertSorted(list []string, k string) []string {
+	i, found := slices.BinarySearch(list, k)
+	if found {
+		return list
+	}
+	return slices.Insert(list, i, k)
+}
+
+func deleteSorted(list []string, k string) []string {
+	if i, found := slices.BinarySearch(list, k); found {
+		return slices.Delete(list, i, i+1)
+	}
+	return list
+}
+
+// compareSlot orders slot names s0, s1, ..., s10 numerically.
+func compareSlot(a, b string) int {
+	return cmp.Or(len(a)-len(b), strings.Compare(a, b))
+}

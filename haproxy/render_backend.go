@@ -1,0 +1,392 @@
+package haproxy
+
+import (
+	"cmp"
+	"crypto/md5"
+	"encoding/hex"
+	"math/bits"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"slices"
+	"strconv"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// Server slots and their placeholders.
+const (
+	// minSlots is the smallest number of server slots per service of a
+	// backend; slot counts are powers of two so that growth is rare.
+	minSlots = 4
+	// placeholderAddress is the address of slots without an endpoint
+	// (TEST-NET-1, never routed; the slot is disabled anyway).
+	placeholderAddress = "192.0.2.1"
+	placeholderPort    = 1
+)
+
+// maxInlineAllowList is the longest IP allowlist written on the acl line;
+// longer lists go to a file (HAProxy allows 64 words per line).
+const maxInlineAllowList = 60
+
+// Backend name prefixes by termination, as OpenShift names them.
+var backendPrefix = map[routecore.TLSTerminationType]string{
+	"":                                  "be_http",
+	routecore.TLSTerminationEdge:        "be_edge_http",
+	routecore.TLSTerminationReencrypt:   "be_secure",
+	routecore.TLSTerminationPassthrough: "be_tcp",
+}
+
+// backendName is the route's backend, e.g. be_edge_http:ns:name.
+func backendName(rt *Route) string {
+	return backendPrefix[rt.Termination()] + ":" + rt.Namespace + ":" + rt.Name
+}
+
+// routeFileName is the route's name in certs/, cacerts/ and allowlists/.
+// Namespaces and names never contain '_', so the names are unique.
+func routeFileName(rt *Route) string { return rt.Namespace + "_" + rt.Name }
+
+// slotGroup is the server slots of one service of a backend: slot count
+// and the endpoint (or none) in each slot, which the next render keeps in
+// place so that endpoint changes touch only the slots that changed.
+type slotGroup struct {
+	service string
+	slots   []ServerData
+}
+
+// backendInput is what a route's backend is built from.
+type backendInput struct {
+	key      string // the route's key
+	route    *Route
+	services []*ServiceEndpoints // one per route.Backends entry, nil when unknown
+	// prev is the route's previous slot layout (nil the first time).
+	prev []slotGroup
+	// defaultCA is DEFAULT_DESTINATION_CA_PATH when that file exists.
+	defaultCA string
+}
+
+// backendOutput is a route's backend model and the files it needs.
+type backendOutput struct {
+	data   *BackendData
+	groups []slotGroup
+	files  map[string]File
+}
+
+// buildBackend decides everything about a route's backend.
+func (r *Renderer) buildBackend(in backendInput) backendOutput {
+	rt := in.route
+	tcp := rt.Termination() == routecore.TLSTerminationPassthrough
+	weights, active := serviceWeights(rt, in.services, tcp)
+	out := backendOutput{data: r.backendSettings(rt, active, tcp)}
+	d := out.data
+	r.routeCertificate(rt, &out)
+	unavailable := ""
+	if rt.Overrides.IPAllowlist != nil && !r.allowList(rt, d, &out) {
+		unavailable = "no valid address in the IP allowlist"
+	}
+	if !tcp && !r.headerActions(rt, d) {
+		unavailable = "a header action or HSTS value cannot be quoted"
+	}
+	ssl, verifyHost, ok := r.serverSSL(rt, in.defaultCA, &out)
+	if !ok {
+		unavailable = "the destination CA certificate holds no certificate"
+	}
+	if unavailable != "" {
+		// Fail closed: nothing of the route and no servers, so HAProxy
+		// answers 503 (HTTP) or closes the connection.
+		return backendOutput{data: &BackendData{Name: d.Name, Route: d.Route, Defaults: d.Defaults, Unavailable: unavailable}}
+	}
+	out.groups = r.assignSlots(rt, in, weights, verifyHost)
+	enabled := 0
+	for _, g := range out.groups {
+		for _, s := range g.slots {
+			s.Name = "s" + strconv.Itoa(len(d.Servers))
+			d.Servers = append(d.Servers, s)
+			if s.Enabled {
+				enabled++
+			}
+		}
+	}
+	defaults := ServerDefaults{SSL: ssl, MaxConn: max(rt.Overrides.PodConcurrentConnections, 0)}
+	if enabled > 1 {
+		defaults.CheckInterval = haproxyTime(cmp.Or(rt.Overrides.HealthCheckInterval, r.cfg.BackendCheckInterval))
+	}
+	if defaults != (ServerDefaults{}) {
+		d.ServerDefaults = &defaults
+	}
+	return out
+}
+
+// backendSettings are the route's name, balance algorithm, timeouts,
+// cookie and rate limits.
+func (r *Renderer) backendSettings(rt *Route, activeServices int, tcp bool) *BackendData {
+	d := &BackendData{Name: backendName(rt), Route: rt.Key(), Defaults: httpRouteDefault}
+	defaultBalance := r.cfg.LoadBalanceAlgorithm
+	if tcp {
+		d.Defaults, defaultBalance = tcpRouteDefault, r.tcpBalance()
+	}
+	switch b := rt.Overrides.Balance; {
+	case slices.Contains(balanceAlgorithms, b):
+		d.Balance = b
+	case activeServices > 1:
+		d.Balance = "roundrobin"
+	}
+	if d.Balance == defaultBalance {
+		d.Balance = ""
+	}
+	if rt.Overrides.Timeout > 0 {
+		d.TimeoutServer = haproxyTime(rt.Overrides.Timeout)
+		if tcp {
+			d.TimeoutTunnel = d.TimeoutServer
+		}
+	}
+	if !tcp && !rt.Overrides.DisableCookies {
+		d.Cookie = r.cookie(rt)
+	}
+	if o := rt.Overrides; o.RateLimit {
+		d.RateLimit = &RateLimitData{Store: "conn_cur,conn_rate(10s),http_req_rate(10s)",
+			ConcurrentTCP: max(o.ConcurrentTCP, 0), RateTCP: max(o.RateTCP, 0), RateHTTP: max(o.RateHTTP, 0)}
+		if tcp {
+			d.RateLimit.Store, d.RateLimit.RateHTTP = "conn_cur,conn_rate(10s)", 0
+		}
+	}
+	return d
+}
+
+// cookie is the sticky-session cookie of an HTTP-mode backend.
+func (r *Renderer) cookie(rt *Route) *CookieData {
+	c := &CookieData{Name: rt.Overrides.CookieName}
+	if !cookieNameValid(c.Name) {
+		c.Name = r.cfg.CookieName
+	}
+	if c.Name == "" {
+		// OpenShift's name: the MD5 of " NS:NAME" (its routing key, with
+		// a leading space), so that cookies keep their names on migration.
+		sum := md5.Sum([]byte(" " + rt.Namespace + ":" + rt.Name))
+		c.Name = hex.EncodeToString(sum[:])
+	}
+	if term := rt.Termination(); term != "" && rt.TLS.InsecureEdgeTerminationPolicy != routecore.InsecureEdgeTerminationPolicyAllow {
+		c.Secure, c.SameSite = true, "None"
+		if s := rt.Overrides.CookieSameSite; s == "Lax" || s == "Strict" {
+			c.SameSite = s
+		}
+	}
+	return c
+}
+
+// allowList fills in the IP allowlist, in canonical form, inline or as a
+// file. It reports false when no entry is valid: the route is then not
+// served at all rather than served to everyone.
+func (r *Renderer) allowList(rt *Route, d *BackendData, out *backendOutput) bool {
+	var list []string
+	for _, s := range rt.Overrides.IPAllowlist {
+		if p, err := netip.ParsePrefix(s); err == nil && p.Addr().Zone() == "" {
+			list = append(list, p.String())
+		} else if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
+			list = append(list, a.String())
+		}
+	}
+	if len(list) == 0 {
+		return false
+	}
+	if len(list) <= maxInlineAllowList {
+		d.AllowList = &AllowListData{Inline: list}
+		return true
+	}
+	rel := "allowlists/" + routeFileName(rt) + ".txt"
+	var data []byte
+	for _, s := range list {
+		data = append(append(data, s...), '\n')
+	}
+	out.addFile(rel, File{Data: data, Mode: 0o644})
+	d.AllowList = &AllowListData{File: r.abs(rel)}
+	return true
+}
+
+// headerActions fills in HSTS and spec.httpHeaders, quoted. It reports
+// false when a value cannot be quoted (a control character).
+func (r *Renderer) headerActions(rt *Route, d *BackendData) bool {
+	ok := true
+	if term := rt.Termination(); (term == routecore.TLSTerminationEdge || term == routecore.TLSTerminationReencrypt) && rt.Overrides.HSTSHeader != "" {
+		d.HSTS, ok = quoteLiteral(rt.Overrides.HSTSHeader)
+	}
+	if rt.HTTPHeaders == nil {
+		return ok
+	}
+	convert := func(list []routecore.RouteHTTPHeader) []HeaderAction {
+		var out []HeaderAction
+		for _, h := range list {
+			name, nameOK := quote(h.Name)
+			a := HeaderAction{Verb: "del-header", Name: name}
+			ok = ok && nameOK && h.Name != ""
+			switch {
+			case h.Action.Type == routecore.Set && h.Action.Set != nil:
+				var valueOK bool
+				a.Verb = "set-header"
+				a.Value, valueOK = quote(h.Action.Set.Value)
+				ok = ok && valueOK && h.Action.Set.Value != ""
+			case h.Action.Type != routecore.Delete:
+				ok = false
+			}
+			out = append(out, a)
+		}
+		return out
+	}
+	d.RequestHeaders = convert(rt.HTTPHeaders.Actions.Request)
+	d.ResponseHeaders = convert(rt.HTTPHeaders.Actions.Response)
+	return ok
+}
+
+// serverSSL decides how reencrypt routes talk to their endpoints: verified
+// with the route's destination CA (written to cacerts/), else with
+// DEFAULT_DESTINATION_CA_PATH and the service's name, else unverified.
+// It reports false when the route names a destination CA without any
+// certificate in it, which must not become "verify none".
+func (r *Renderer) serverSSL(rt *Route, defaultCA string, out *backendOutput) (ssl *ServerSSL, verifyHost bool, ok bool) {
+	if rt.Termination() != routecore.TLSTerminationReencrypt {
+		return nil, false, true
+	}
+	if ca := rt.TLS.DestinationCACertificate; ca != "" {
+		blocks := pemBlocks(ca, "CERTIFICATE")
+		if len(blocks) == 0 {
+			return nil, false, false
+		}
+		rel := "cacerts/" + routeFileName(rt) + ".pem"
+		out.addFile(rel, File{Data: slices.Concat(blocks...), Mode: 0o644})
+		return &ServerSSL{Verify: "required", CAFile: r.abs(rel)}, false, true
+	}
+	if defaultCA != "" {
+		return &ServerSSL{Verify: "required", CAFile: defaultCA}, true, true
+	}
+	return &ServerSSL{Verify: "none"}, false, true
+}
+
+// routeCertificate writes the certificate an edge or reencrypt route
+// serves, if it has its own: key, certificate and CA certificate, 0600.
+func (r *Renderer) routeCertificate(rt *Route, out *backendOutput) {
+	switch rt.Termination() {
+	case routecore.TLSTerminationEdge, routecore.TLSTerminationReencrypt:
+		if pemData := certificateFile(rt.TLS.Key, rt.TLS.Certificate, rt.TLS.CACertificate); pemData != nil {
+			out.addFile(routeCertFile(rt), File{Data: pemData, Mode: 0o600})
+		}
+	}
+}
+
+// routeCertFile is the path of the route's own certificate.
+func routeCertFile(rt *Route) string { return "certs/" + routeFileName(rt) + ".pem" }
+
+func (o *backendOutput) addFile(rel string, f File) {
+	if o.files == nil {
+		o.files = map[string]File{}
+	}
+	o.files[rel] = f
+}
+
+// serviceWeights is the weight of each endpoint of each service of the
+// route (OpenShift's algorithm), -1 for services that get no servers
+// (weight 0 in passthrough backends), and the number of active services:
+// those with endpoints and a weight above 0. With one active service every
+// endpoint weighs 1 (0 for services of weight 0); with several, each
+// service's weight is spread over its endpoints and scaled so that the
+// largest endpoint weight is 256, never rounding a positive weight to 0.
+func serviceWeights(rt *Route, services []*ServiceEndpoints, tcp bool) ([]int32, int) {
+	out := make([]int32, len(rt.Backends))
+	counts := make([]int, len(rt.Backends))
+	active, maxShare := 0, 0.0
+	for i, b := range rt.Backends {
+		counts[i] = len(services[i].Select(rt.TargetPort))
+		if counts[i] > 0 && b.Weight > 0 {
+			active++
+			maxShare = max(maxShare, float64(b.Weight)/float64(counts[i]))
+		}
+	}
+	for i, b := range rt.Backends {
+		switch {
+		case b.Weight <= 0 && tcp:
+			out[i] = -1
+		case b.Weight <= 0 || active == 0:
+			out[i] = 0
+		case active == 1:
+			out[i] = 1
+		case counts[i] > 0:
+			out[i] = max(int32(float64(b.Weight)/float64(counts[i])*256/maxShare), 1)
+		}
+	}
+	return out, active
+}
+
+// assignSlots places each service's endpoints in server slots, keeping
+// endpoints that were already in a slot where they were and filling free
+// slots from the lowest, so that endpoint changes within a service's slot
+// count become runtime API updates. The slot count of a service is a power
+// of two, at least minSlots, and never shrinks while the route lives.
+func (r *Renderer) assignSlots(rt *Route, in backendInput, weights []int32, verifyHost bool) []slotGroup {
+	var groups []slotGroup
+	for i, b := range rt.Backends {
+		if weights[i] < 0 {
+			continue
+		}
+		svc := b.Service.Namespace + "/" + b.Service.Name
+		var prev []ServerData
+		for _, g := range in.prev {
+			if g.service == svc {
+				prev = g.slots
+				break
+			}
+		}
+		eps := in.services[i].Select(rt.TargetPort)
+		size := max(minSlots, len(prev), 1<<bits.Len(uint(max(len(eps), 1)-1)))
+		slots := make([]ServerData, size)
+		filled := make([]bool, size)
+		where := make(map[netip.AddrPort]int, len(prev))
+		for j, s := range prev {
+			if s.Enabled {
+				if a, err := netip.ParseAddr(s.Address); err == nil {
+					where[netip.AddrPortFrom(a, uint16(s.Port))] = j
+				}
+			}
+		}
+		// Endpoints are printed in canonical form; addresses that do not
+		// parse, or have a zone, are never printed.
+		var rest []netip.AddrPort
+		for _, e := range eps {
+			a, err := netip.ParseAddr(e.IP)
+			if err != nil || a.Zone() != "" || e.Port <= 0 || e.Port > 65535 {
+				continue
+			}
+			ap := netip.AddrPortFrom(a, uint16(e.Port))
+			if j, ok := where[ap]; ok && !filled[j] {
+				slots[j], filled[j] = newServer(a.String(), e.Port, weights[i], true), true
+			} else {
+				rest = append(rest, ap)
+			}
+		}
+		if r.cfg.BackendProcessEndpoints == "shuffle" {
+			rand.Shuffle(len(rest), func(a, b int) { rest[a], rest[b] = rest[b], rest[a] })
+		}
+		next := 0
+		for _, ap := range rest {
+			for filled[next] {
+				next++
+			}
+			slots[next], filled[next] = newServer(ap.Addr().String(), int32(ap.Port()), weights[i], true), true
+		}
+		var host string
+		if verifyHost {
+			host, _ = quote(b.Service.Name + "." + b.Service.Namespace + ".svc")
+		}
+		for j := range slots {
+			if !filled[j] {
+				slots[j] = newServer(placeholderAddress, placeholderPort, 1, false)
+			}
+			slots[j].VerifyHost = host
+		}
+		groups = append(groups, slotGroup{service: svc, slots: slots})
+	}
+	return groups
+}
+
+// newServer is a server slot.
+func newServer(ip string, port, weight int32, enabled bool) ServerData {
+	return ServerData{Endpoint: net.JoinHostPort(ip, strconv.Itoa(int(port))), Address: ip, Port: port, Weight: weight, Enabled: enabled}
+}

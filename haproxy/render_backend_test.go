@@ -1,0 +1,260 @@
+package haproxy
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+var (
+	edgeRedirect = tlsRoute(routecore.TLSTerminationEdge, routecore.InsecureEdgeTerminationPolicyRedirect)
+	edgeAllow    = tlsRoute(routecore.TLSTerminationEdge, routecore.InsecureEdgeTerminationPolicyAllow)
+	reencrypt    = tlsRoute(routecore.TLSTerminationReencrypt, "")
+	passthrough  = tlsRoute(routecore.TLSTerminationPassthrough, "")
+)
+
+// TestRenderBackendFeatures: each route feature shows as its directive in
+// the route's backend. Routes are ns/r on service ns/r.
+func TestRenderBackendFeatures(t *testing.T) {
+	one := []*ServiceEndpoints{eps("ns", "r", "10.0.0.1")}
+	two := []*ServiceEndpoints{eps("ns", "r", "10.0.0.1", "10.0.0.2")}
+	var many []string
+	for i := range 61 {
+		many = append(many, fmt.Sprintf("10.1.0.%d", i))
+	}
+	cases := []struct {
+		name     string
+		cfg      func(*DataPlaneConfig)
+		route    []func(*Route)
+		services []*ServiceEndpoints
+		want     []string
+		unwanted []string
+	}{
+		// Balance.
+		{name: "balance annotation", route: []func(*Route){withOverrides(routecore.Overrides{Balance: "roundrobin"})},
+			want: []string{"balance roundrobin"}},
+		{name: "balance annotation equal to the default is left to the defaults section", route: []func(*Route){withOverrides(routecore.Overrides{Balance: "leastconn"})},
+			unwanted: []string{"balance leastconn"}},
+		{name: "passthrough balance annotation", route: []func(*Route){passthrough, withOverrides(routecore.Overrides{Balance: "leastconn"})},
+			want: []string{"backend be_tcp:ns:r from tcp_route", "balance leastconn"}},
+		{name: "roundrobin when two services are active",
+			route:    []func(*Route){withBackends(svcWeight("ns", "r", 100), svcWeight("ns", "alt", 50))},
+			services: []*ServiceEndpoints{eps("ns", "r", "10.0.0.1"), eps("ns", "alt", "10.0.1.1")},
+			want:     []string{"balance roundrobin"}},
+		{name: "the annotation wins over roundrobin for two services",
+			route:    []func(*Route){withBackends(svcWeight("ns", "r", 100), svcWeight("ns", "alt", 50)), withOverrides(routecore.Overrides{Balance: "source"})},
+			services: []*ServiceEndpoints{eps("ns", "r", "10.0.0.1"), eps("ns", "alt", "10.0.1.1")},
+			want:     []string{"balance source"}},
+		{name: "one service active of two: the default",
+			route:    []func(*Route){withBackends(svcWeight("ns", "r", 100), svcWeight("ns", "alt", 50))},
+			services: one, unwanted: []string{"balance roundrobin"}},
+
+		// Cookies.
+		{name: "cookie named after the route", want: []string{"cookie 9f4b23239cf893b80f5a8ee8c4855289 insert indirect nocache httponly dynamic"}},
+		{name: "cookie_name annotation", route: []func(*Route){withOverrides(routecore.Overrides{CookieName: "my_cookie-1"})},
+			want: []string{"cookie my_cookie-1 insert indirect nocache httponly dynamic"}},
+		{name: "ROUTER_COOKIE_NAME", cfg: func(c *DataPlaneConfig) { c.CookieName = "shared" },
+			want: []string{"cookie shared insert indirect nocache httponly dynamic"}},
+		{name: "the annotation wins over ROUTER_COOKIE_NAME", cfg: func(c *DataPlaneConfig) { c.CookieName = "shared" },
+			route: []func(*Route){withOverrides(routecore.Overrides{CookieName: "mine"})},
+			want:  []string{"cookie mine insert indirect nocache httponly dynamic"}},
+		{name: "disable_cookies", route: []func(*Route){withOverrides(routecore.Overrides{DisableCookies: true})},
+			unwanted: []string{"cookie 9f4b23239cf893b80f5a8ee8c4855289 insert indirect nocache httponly dynamic"}},
+		{name: "edge: secure cookie, SameSite None", route: []func(*Route){edgeRedirect},
+			want: []string{"cookie 9f4b23239cf893b80f5a8ee8c4855289 insert indirect nocache httponly dynamic secure attr SameSite=None"}},
+		{name: "cookie-same-site annotation", route: []func(*Route){reencrypt, withOverrides(routecore.Overrides{CookieSameSite: "Strict"})},
+			want: []string{"cookie 9f4b23239cf893b80f5a8ee8c4855289 insert indirect nocache httponly dynamic secure attr SameSite=Strict"}},
+		{name: "edge with insecure policy Allow: no secure attribute", route: []func(*Route){edgeAllow, withOverrides(routecore.Overrides{CookieSameSite: "Lax"})},
+			want: []string{"cookie 9f4b23239cf893b80f5a8ee8c4855289 insert indirect nocache httponly dynamic"}},
+		{name: "passthrough: no cookie", route: []func(*Route){passthrough},
+			unwanted: []string{"cookie 9f4b23239cf893b80f5a8ee8c4855289 insert indirect nocache httponly dynamic"}},
+
+		// Timeouts.
+		{name: "timeout annotation", route: []func(*Route){withOverrides(routecore.Overrides{Timeout: 5500 * time.Millisecond})},
+			want: []string{"timeout server 5500ms"}},
+		{name: "timeout clipped to HAProxy's maximum", route: []func(*Route){withOverrides(routecore.Overrides{Timeout: 30 * 24 * time.Hour})},
+			want: []string{"timeout server 2147483647ms"}},
+		{name: "passthrough timeout: server and tunnel", route: []func(*Route){passthrough, withOverrides(routecore.Overrides{Timeout: 2 * time.Hour})},
+			want: []string{"timeout server 7200000ms", "timeout tunnel 7200000ms"}},
+
+		// Health checks and connection caps.
+		{name: "health checks with two endpoints", services: two, want: []string{"default-server check inter 5000ms"}},
+		{name: "no health checks with one endpoint", services: one, unwanted: []string{"default-server check inter 5000ms"}},
+		{name: "health check interval annotation", services: two,
+			route: []func(*Route){withOverrides(routecore.Overrides{HealthCheckInterval: 2 * time.Second})},
+			want:  []string{"default-server check inter 2000ms"}},
+		{name: "ROUTER_BACKEND_CHECK_INTERVAL", services: two, cfg: func(c *DataPlaneConfig) { c.BackendCheckInterval = 3 * time.Second },
+			want: []string{"default-server check inter 3000ms"}},
+		{name: "pod-concurrent-connections", route: []func(*Route){withOverrides(routecore.Overrides{PodConcurrentConnections: 10})},
+			want: []string{"default-server maxconn 10"}},
+
+		// IP allowlist.
+		{name: "allowlist inline, canonical", route: []func(*Route){withOverrides(routecore.Overrides{IPAllowlist: []string{"10.0.0.1", "192.168.0.0/16", "2001:DB8::/32"}})},
+			want: []string{"acl allowlist src 10.0.0.1 192.168.0.0/16 2001:db8::/32", "tcp-request content reject if !allowlist"}},
+		{name: "long allowlist in a file", route: []func(*Route){passthrough, withOverrides(routecore.Overrides{IPAllowlist: many})},
+			want: []string{"acl allowlist src -f WORKDIR/allowlists/ns_r.txt", "tcp-request content reject if !allowlist"}},
+		{name: "allowlist without a valid entry: not served", route: []func(*Route){withOverrides(routecore.Overrides{IPAllowlist: []string{"nope"}})},
+			want:     []string{"# not served: no valid address in the IP allowlist"},
+			unwanted: []string{"server s0 10.0.0.1:8080 weight 1"}},
+
+		// Rate limits.
+		{name: "rate limits", route: []func(*Route){withOverrides(routecore.Overrides{RateLimit: true, ConcurrentTCP: 5, RateTCP: 10, RateHTTP: 20})},
+			want: []string{"stick-table type ip size 100k expire 30s store conn_cur,conn_rate(10s),http_req_rate(10s)",
+				"tcp-request content track-sc2 src", "tcp-request content reject if { src_conn_cur ge 5 }",
+				"tcp-request content reject if { src_conn_rate ge 10 }", "tcp-request content reject if { src_http_req_rate ge 20 }"}},
+		{name: "rate limits of passthrough routes count no HTTP requests", route: []func(*Route){passthrough, withOverrides(routecore.Overrides{RateLimit: true, ConcurrentTCP: 5, RateHTTP: 20})},
+			want:     []string{"stick-table type ip size 100k expire 30s store conn_cur,conn_rate(10s)", "tcp-request content reject if { src_conn_cur ge 5 }"},
+			unwanted: []string{"tcp-request content reject if { src_http_req_rate ge 20 }"}},
+		{name: "thresholds without rate-limit-connections do nothing", route: []func(*Route){withOverrides(routecore.Overrides{ConcurrentTCP: 5})},
+			unwanted: []string{"tcp-request content track-sc2 src"}},
+
+		// Headers.
+		{name: "HSTS on edge routes", route: []func(*Route){edgeRedirect, withOverrides(routecore.Overrides{HSTSHeader: "max-age=31536000;includeSubDomains;preload"})},
+			want: []string{"http-response set-header Strict-Transport-Security 'max-age=31536000;includeSubDomains;preload'"}},
+		{name: "no HSTS on plain routes", route: []func(*Route){withOverrides(routecore.Overrides{HSTSHeader: "max-age=1"})},
+			unwanted: []string{"http-response set-header Strict-Transport-Security 'max-age=1'"}},
+		{name: "header actions, quoted", route: []func(*Route){edgeRedirect, func(r *Route) {
+			r.HTTPHeaders = &routecore.RouteHTTPHeaders{Actions: routecore.RouteHTTPHeaderActions{
+				Request: []routecore.RouteHTTPHeader{
+					{Name: "X-It's", Action: routecore.RouteHTTPHeaderActionUnion{Type: routecore.Set, Set: &routecore.RouteSetHTTPHeader{Value: "it's #1 %[req.hdr(host),lower]"}}},
+					{Name: "X-Gone", Action: routecore.RouteHTTPHeaderActionUnion{Type: routecore.Delete}},
+				},
+				Response: []routecore.RouteHTTPHeader{
+					{Name: "X-Frame-Options", Action: routecore.RouteHTTPHeaderActionUnion{Type: routecore.Set, Set: &routecore.RouteSetHTTPHeader{Value: "DENY"}}},
+					{Name: "Server", Action: routecore.RouteHTTPHeaderActionUnion{Type: routecore.Delete}},
+				},
+			}}
+		}},
+			want: []string{`http-request set-header 'X-It'\''s' 'it'\''s #1 %[req.hdr(host),lower]'`, "http-request del-header 'X-Gone'",
+				"http-response set-header 'X-Frame-Options' 'DENY'", "http-response del-header 'Server'"}},
+		{name: "a header value with a line break is never printed", route: []func(*Route){edgeRedirect, func(r *Route) {
+			r.HTTPHeaders = &routecore.RouteHTTPHeaders{Actions: routecore.RouteHTTPHeaderActions{Request: []routecore.RouteHTTPHeader{
+				{Name: "X-A", Action: routecore.RouteHTTPHeaderActionUnion{Type: routecore.Set, Set: &routecore.RouteSetHTTPHeader{Value: "a\nbackend evil"}}}}}}
+		}},
+			want: []string{"# not served: a header action or HSTS value cannot be quoted"}, unwanted: []string{"backend evil"}},
+
+		// Reencrypt.
+		{name: "reencrypt with destination CA", route: []func(*Route){reencrypt, destCA(t)},
+			want: []string{"default-server ssl verify required ca-file WORKDIR/cacerts/ns_r.pem"}},
+		{name: "reencrypt without any CA", route: []func(*Route){reencrypt},
+			want: []string{"default-server ssl verify none"}},
+		{name: "reencrypt with a destination CA that holds no certificate", route: []func(*Route){reencrypt, func(r *Route) { r.TLS.DestinationCACertificate = "junk" }},
+			want: []string{"# not served: the destination CA certificate holds no certificate"}, unwanted: []string{"default-server ssl verify none"}},
+		{name: "reencrypt with the default destination CA missing on disk", route: []func(*Route){reencrypt},
+			cfg:  func(c *DataPlaneConfig) { c.DefaultDestinationCAPath = "/nonexistent/service-ca.crt" },
+			want: []string{"default-server ssl verify none"}},
+
+		// Weights and slots.
+		{name: "one active service: weight 1", services: two,
+			want: []string{"server s0 10.0.0.1:8080 weight 1", "server s1 10.0.0.2:8080 weight 1", "server s2 192.0.2.1:1 disabled"}},
+		{name: "weights spread over endpoints and scaled to 256",
+			route:    []func(*Route){withBackends(svcWeight("ns", "r", 20), svcWeight("ns", "alt", 10))},
+			services: []*ServiceEndpoints{eps("ns", "r", "10.0.0.1", "10.0.0.2"), eps("ns", "alt", "10.0.1.1")},
+			// Per endpoint 10 and 10: both 256.
+			want: []string{"server s0 10.0.0.1:8080 weight 256", "server s1 10.0.0.2:8080 weight 256", "server s4 10.0.1.1:8080 weight 256"}},
+		{name: "a positive weight never rounds to 0",
+			route:    []func(*Route){withBackends(svcWeight("ns", "r", 256), svcWeight("ns", "alt", 1))},
+			services: []*ServiceEndpoints{eps("ns", "r", "10.0.0.1"), eps("ns", "alt", "10.0.1.1", "10.0.1.2", "10.0.1.3", "10.0.1.4", "10.0.1.5")},
+			want:     []string{"server s0 10.0.0.1:8080 weight 256", "server s4 10.0.1.1:8080 weight 1", "server s8 10.0.1.5:8080 weight 1"}},
+		{name: "weight 0 service keeps weight 0 servers in HTTP backends",
+			route:    []func(*Route){withBackends(svcWeight("ns", "r", 100), svcWeight("ns", "alt", 0))},
+			services: []*ServiceEndpoints{eps("ns", "r", "10.0.0.1"), eps("ns", "alt", "10.0.1.1")},
+			want:     []string{"server s0 10.0.0.1:8080 weight 1", "server s4 10.0.1.1:8080 weight 0"}},
+		{name: "weight 0 service has no servers in passthrough backends",
+			route:    []func(*Route){passthrough, withBackends(svcWeight("ns", "r", 100), svcWeight("ns", "alt", 0))},
+			services: []*ServiceEndpoints{eps("ns", "r", "10.0.0.1"), eps("ns", "alt", "10.0.1.1")},
+			want:     []string{"server s0 10.0.0.1:8080 weight 1"}, unwanted: []string{"server s4 10.0.1.1:8080 weight 0"}},
+		{name: "all weights 0: no usable server (503)", route: []func(*Route){withBackends(svcWeight("ns", "r", 0))},
+			want: []string{"server s0 10.0.0.1:8080 weight 0"}},
+		{name: "more endpoints than 4: 8 slots",
+			services: []*ServiceEndpoints{eps("ns", "r", "10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4", "10.0.0.5")},
+			want:     []string{"server s4 10.0.0.5:8080 weight 1", "server s7 192.0.2.1:1 disabled"}, unwanted: []string{"server s8 192.0.2.1:1 disabled"}},
+		{name: "target port selects endpoints by port name",
+			route: []func(*Route){func(r *Route) { tp := intstr.FromString("https"); r.TargetPort = &tp }},
+			services: []*ServiceEndpoints{{Service: eps("ns", "r").Service, Endpoints: []Endpoint{
+				{IP: "10.0.0.1", Port: 8080, PortName: "http"}, {IP: "10.0.0.1", Port: 8443, PortName: "https"}}}},
+			want: []string{"server s0 10.0.0.1:8443 weight 1"}, unwanted: []string{"server s0 10.0.0.1:8080 weight 1"}},
+		{name: "IPv6 endpoint", services: []*ServiceEndpoints{eps("ns", "r", "fd00::1")},
+			want: []string{"server s0 [fd00::1]:8080 weight 1"}},
+		{name: "service without endpoints: four disabled slots", services: []*ServiceEndpoints{},
+			want: []string{"server s0 192.0.2.1:1 disabled", "server s3 192.0.2.1:1 disabled"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newTestRenderer(t, func(cfg *DataPlaneConfig) {
+				if c.cfg != nil {
+					c.cfg(cfg)
+				}
+			})
+			services := c.services
+			if services == nil {
+				services = one
+			}
+			rt := served("ns", "r", "www.example.com", c.route...)
+			out := mustRender(t, r, snapshotOf([]*Route{rt}, services...))
+			assertLines(t, backendName(rt), backendText(t, out, backendName(rt)), r.cfg.WorkingDir, c.want, c.unwanted)
+			haproxyCheck(t, r, out)
+		})
+	}
+}
+
+func TestRenderAllowListFile(t *testing.T) {
+	r := newTestRenderer(t)
+	var list []string
+	for i := range 61 {
+		list = append(list, fmt.Sprintf("10.1.0.%d", i))
+	}
+	rt := served("ns", "r", "www.example.com", withOverrides(routecore.Overrides{IPAllowlist: list}))
+	out := mustRender(t, r, snapshotOf([]*Route{rt}))
+	f := out.Files["allowlists/ns_r.txt"]
+	if want := strings.Join(list, "\n") + "\n"; string(f.Data) != want || f.Mode != 0o644 {
+		t.Errorf("allowlist file (%o):\n%s\nwant:\n%s", f.Mode, f.Data, want)
+	}
+	// Down to 60 entries: inline, and the file goes.
+	short := served("ns", "r", "www.example.com", withOverrides(routecore.Overrides{IPAllowlist: list[:60]}))
+	out = mustRender(t, r, nextSnapshot(snapshotOf([]*Route{rt}), map[string]*Route{"ns/r": short}, nil))
+	if len(out.Removed) != 1 || out.Removed[0] != "allowlists/ns_r.txt" {
+		t.Errorf("removed %v, want the allowlist file", out.Removed)
+	}
+	assertLines(t, "backend", backendText(t, out, "be_http:ns:r"), r.cfg.WorkingDir,
+		[]string{"acl allowlist src " + strings.Join(list[:60], " ")}, nil)
+}
+
+func TestRenderDefaultDestinationCA(t *testing.T) {
+	caFile := filepath.Join(t.TempDir(), "service-ca.crt")
+	pki := destCA(t)
+	probe := &Route{TLS: &routecore.TLSConfig{}}
+	pki(probe)
+	if err := os.WriteFile(caFile, []byte(probe.TLS.DestinationCACertificate), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newTestRenderer(t, func(c *DataPlaneConfig) { c.DefaultDestinationCAPath = caFile })
+	rt := served("ns", "r", "re.example.com", reencrypt, withBackends(svcWeight("ns", "web", 100)))
+	snap := snapshotOf([]*Route{rt}, eps("ns", "web", "10.0.0.1"))
+	out := mustRender(t, r, snap)
+	assertLines(t, "backend", backendText(t, out, "be_secure:ns:r"), r.cfg.WorkingDir, []string{
+		"default-server ssl verify required ca-file " + caFile,
+		"server s0 10.0.0.1:8080 weight 1 verifyhost 'web.ns.svc'",
+		"server s1 192.0.2.1:1 disabled verifyhost 'web.ns.svc'",
+	}, nil)
+	haproxyCheck(t, r, out)
+
+	// The file goes away: every reencrypt route is rendered again, now
+	// without verification.
+	if err := os.Remove(caFile); err != nil {
+		t.Fatal(err)
+	}
+	snap.Version++
+	out = mustRender(t, r, snap)
+	assertLines(t, "backend", backendText(t, out, "be_secure:ns:r"), r.cfg.WorkingDir, []string{"default-server ssl verify none"}, nil)
+	if !out.Reload {
+		t.Error("changing how endpoints are verified needs a reload")
+	}
+}

@@ -1,0 +1,99 @@
+package haproxy
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+)
+
+// BenchmarkRender measures the renderer on the mix (newBenchCluster:
+// per 10 routes 4 plain, 3 edge with the default certificate, 1 edge with
+// its own, 1 reencrypt, 1 passthrough; 50 namespaces; 2 endpoints each):
+// a full render of 10,000 routes, with the configuration's size per route;
+// then, at 20,000 routes, Render after one route changed and after one
+// service's endpoints changed.
+func BenchmarkRender(b *testing.B) {
+	b.Run("full-10000", func(b *testing.B) {
+		const n = 10000
+		snap := newBenchCluster(b, n).load().Commit(true)
+		var out *Output
+		for b.Loop() {
+			r := newTestRenderer(b)
+			out = mustRender(b, r, snap)
+		}
+		b.ReportMetric(float64(confBytes(out))/n, "conf-B/route")
+	})
+	const n = 20000
+	c := newBenchCluster(b, n)
+	s := c.load()
+	snap := s.Commit(true)
+	r := newTestRenderer(b)
+	mustRender(b, r, snap)
+	b.Run("one-route-changed-20000", func(b *testing.B) {
+		rt := c.routes[n/2+7] // an edge route with its own certificate
+		i := 0
+		for b.Loop() {
+			b.StopTimer()
+			i++
+			rt = rt.DeepCopy()
+			rt.ResourceVersion = fmt.Sprint("bench-", i)
+			rt.Spec.Path = fmt.Sprintf("/v%d", i%2)
+			s.SetRoute(rt)
+			snap = s.Commit(true)
+			b.StartTimer()
+			out := mustRender(b, r, snap)
+			if !out.Reload || len(out.Changed) == 0 || len(out.Changed) > 5 {
+				b.Fatalf("reload %v, changed %v", out.Reload, out.Changed)
+			}
+		}
+	})
+	b.Run("one-service-scaled-20000", func(b *testing.B) {
+		es := c.slices[n/3]
+		i := 0
+		for b.Loop() {
+			b.StopTimer()
+			i++
+			es = es.DeepCopy()
+			es.Endpoints = append(es.Endpoints[:1:1], discoveryv1.Endpoint{Addresses: []string{fmt.Sprintf("10.200.0.%d", 1+i%200)}})
+			s.SetEndpointSlice(es)
+			snap = s.Commit(true)
+			b.StartTimer()
+			out := mustRender(b, r, snap)
+			if out.Reload || len(out.Servers) != 1 {
+				b.Fatalf("reload %v, servers %v", out.Reload, out.Servers)
+			}
+		}
+	})
+}
+
+// confBytes is the size of everything under conf/.
+func confBytes(out *Output) int {
+	total := 0
+	for path, f := range out.Files {
+		if strings.HasPrefix(path, "conf/") {
+			total += len(f.Data)
+		}
+	}
+	return total
+}
+
+// TestRenderConfigSizePerRoute holds the configuration of the benchmark's
+// mix to at most 600 bytes per route (conf/ only: certificates are not
+// configuration). It logs the time taken but asserts nothing about it.
+func TestRenderConfigSizePerRoute(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders 2,000 routes")
+	}
+	const n = 2000
+	snap := newBenchCluster(t, n).load().Commit(true)
+	start := time.Now()
+	out := mustRender(t, newTestRenderer(t), snap)
+	perRoute := confBytes(out) / n
+	t.Logf("full render of %d routes: %v, %d bytes of conf/ per route", n, time.Since(start), perRoute)
+	if perRoute > 600 {
+		t.Errorf("%d bytes of configuration per route, want at most 600", perRoute)
+	}
+}

@@ -1,0 +1,260 @@
+package haproxy
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Paths of the rendered files, relative to the working directory.
+const (
+	configFile     = "conf/haproxy.cfg"
+	backendsDir    = "conf/backends"
+	mapsDir        = "conf/maps"
+	crtListFile    = "conf/crt-list"
+	defaultCrtFile = "certs/default.pem"
+)
+
+// AdminSocket is HAProxy's runtime API socket (level admin, with
+// expose-fd listeners for reloads), relative to the working directory;
+// haproxy.cfg names it with the working directory joined.
+const AdminSocket = "run/haproxy.sock"
+
+// Names in haproxy.cfg that the lookup maps and route backends refer to.
+const (
+	defaultBackend   = "openshift_default"
+	httpRouteDefault = "http_route"
+	tcpRouteDefault  = "tcp_route"
+	// redirectValue is the value of plain-HTTP map entries that redirect
+	// to https. HAProxy proxy names cannot contain '@', so no backend is
+	// called that.
+	redirectValue = "@redirect-https"
+)
+
+// Cipher profiles (Mozilla's server-side TLS recommendations, in OpenSSL
+// names for HAProxy 2.6). TLS 1.2 stays the minimum for every profile, as
+// in OpenShift: "modern" keeps only the forward-secret AEAD TLS 1.2 suites.
+var (
+	tls13Suites    = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"
+	cipherProfiles = map[string]string{
+		"modern": "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:" +
+			"ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305",
+		"intermediate": "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:" +
+			"ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:" +
+			"DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305",
+		"old": "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:" +
+			"ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:" +
+			"DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305:" +
+			"ECDHE-ECDSA-AES128-SHA256:ECDHE-RSA-AES128-SHA256:ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES128-SHA:" +
+			"ECDHE-ECDSA-AES256-SHA384:ECDHE-RSA-AES256-SHA384:ECDHE-ECDSA-AES256-SHA:ECDHE-RSA-AES256-SHA:" +
+			"DHE-RSA-AES128-SHA256:DHE-RSA-AES256-SHA256:AES128-GCM-SHA256:AES256-GCM-SHA384:" +
+			"AES128-SHA256:AES256-SHA256:AES128-SHA:AES256-SHA:DES-CBC3-SHA",
+	}
+)
+
+var balanceAlgorithms = []string{"roundrobin", "leastconn", "source", "random"}
+
+// maxHAProxyTimeout is the largest timeout HAProxy accepts.
+const maxHAProxyTimeout = 2147483647 * time.Millisecond
+
+// haproxyTime prints a duration as HAProxy milliseconds, rounding up and
+// clipping to HAProxy's maximum.
+func haproxyTime(d time.Duration) string {
+	d = min(d, maxHAProxyTimeout)
+	ms := (d + time.Millisecond - 1) / time.Millisecond
+	return strconv.FormatInt(int64(max(ms, 1)), 10) + "ms"
+}
+
+// checkDataPlaneConfig returns cfg with WorkingDir made absolute, or every
+// reason it cannot be rendered.
+func checkDataPlaneConfig(cfg DataPlaneConfig) (DataPlaneConfig, error) {
+	var errs []error
+	bad := func(setting, format string, args ...any) {
+		errs = append(errs, fmt.Errorf(setting+": "+format, args...))
+	}
+	if cfg.WorkingDir == "" {
+		bad("ROUTER_WORKING_DIR", "must be set")
+	} else if dir, err := filepath.Abs(cfg.WorkingDir); err != nil || !pathSafe(dir) {
+		bad("ROUTER_WORKING_DIR", "%q must be a path of letters, digits and / . _ - + @ only", cfg.WorkingDir)
+	} else {
+		cfg.WorkingDir = dir
+	}
+	for _, p := range []struct{ env, path string }{
+		{"DEFAULT_CERTIFICATE_PATH", cfg.DefaultCertificatePath},
+		{"DEFAULT_DESTINATION_CA_PATH", cfg.DefaultDestinationCAPath},
+	} {
+		if p.path != "" && (!filepath.IsAbs(p.path) || !pathSafe(p.path)) {
+			bad(p.env, "%q must be an absolute path of letters, digits and / . _ - + @ only", p.path)
+		}
+	}
+	if cfg.BindAddress != "" && net.ParseIP(cfg.BindAddress) == nil {
+		bad("ROUTER_BIND_ADDRESS", "%q is not an IP address", cfg.BindAddress)
+	}
+	ports := map[int]string{}
+	for _, p := range []struct {
+		env  string
+		port int
+	}{{"ROUTER_SERVICE_HTTP_PORT", cfg.HTTPPort}, {"ROUTER_SERVICE_HTTPS_PORT", cfg.HTTPSPort},
+		{"ROUTER_SERVICE_SNI_PORT", cfg.SNIPort}, {"ROUTER_SERVICE_NO_SNI_PORT", cfg.NoSNIPort}, {"STATS_PORT", cfg.StatsPort}} {
+		switch {
+		case p.port == 0 && p.env == "STATS_PORT":
+		case p.port < 1 || p.port > 65535:
+			bad(p.env, "%d is not a port number", p.port)
+		case ports[p.port] != "":
+			bad(p.env, "port %d is also %s", p.port, ports[p.port])
+		default:
+			ports[p.port] = p.env
+		}
+	}
+	if cfg.MaxConnections < 1 {
+		bad("ROUTER_MAX_CONNECTIONS", "must be at least 1")
+	}
+	if cfg.Threads < 0 {
+		bad("ROUTER_THREADS", "must not be negative")
+	}
+	if _, ok := cipherProfiles[cfg.Ciphers]; !ok && (cfg.Ciphers == "" || strings.IndexFunc(cfg.Ciphers, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(":_-+!.@=", r))
+	}) >= 0) {
+		bad("ROUTER_CIPHERS", "%q is not modern, intermediate, old or an OpenSSL cipher list", cfg.Ciphers)
+	}
+	for _, t := range []struct {
+		env string
+		d   time.Duration
+	}{{"ROUTER_DEFAULT_CLIENT_TIMEOUT", cfg.ClientTimeout}, {"ROUTER_CLIENT_FIN_TIMEOUT", cfg.ClientFinTimeout},
+		{"ROUTER_DEFAULT_CONNECT_TIMEOUT", cfg.ConnectTimeout}, {"ROUTER_DEFAULT_SERVER_TIMEOUT", cfg.ServerTimeout},
+		{"ROUTER_DEFAULT_SERVER_FIN_TIMEOUT", cfg.ServerFinTimeout}, {"ROUTER_DEFAULT_TUNNEL_TIMEOUT", cfg.TunnelTimeout},
+		{"ROUTER_SLOWLORIS_HTTP_KEEPALIVE", cfg.SlowlorisHTTPKeepalive}, {"ROUTER_SLOWLORIS_TIMEOUT", cfg.SlowlorisTimeout},
+		{"ROUTER_INSPECT_DELAY", cfg.InspectDelay}, {"ROUTER_BACKEND_CHECK_INTERVAL", cfg.BackendCheckInterval}} {
+		if t.d <= 0 {
+			bad(t.env, "must be a positive time")
+		}
+	}
+	if !slices.Contains(balanceAlgorithms, cfg.LoadBalanceAlgorithm) {
+		bad("ROUTER_LOAD_BALANCE_ALGORITHM", "%q is not one of %s", cfg.LoadBalanceAlgorithm, strings.Join(balanceAlgorithms, ", "))
+	}
+	if cfg.TCPBalanceScheme != "" && !slices.Contains(balanceAlgorithms, cfg.TCPBalanceScheme) {
+		bad("ROUTER_TCP_BALANCE_SCHEME", "%q is not one of %s", cfg.TCPBalanceScheme, strings.Join(balanceAlgorithms, ", "))
+	}
+	if cfg.CookieName != "" && !cookieNameValid(cfg.CookieName) {
+		bad("ROUTER_COOKIE_NAME", "%q must consist of letters, digits, '_' and '-'", cfg.CookieName)
+	}
+	if cfg.BackendProcessEndpoints != "" && cfg.BackendProcessEndpoints != "shuffle" {
+		bad("ROUTER_BACKEND_PROCESS_ENDPOINTS", "%q is not empty or shuffle", cfg.BackendProcessEndpoints)
+	}
+	if cfg.EnableCompression && len(strings.Fields(cfg.CompressionMIME)) == 0 {
+		bad("ROUTER_COMPRESSION_MIME", "must list at least one MIME type")
+	}
+	for _, s := range []struct{ env, v string }{{"ROUTER_COMPRESSION_MIME", cfg.CompressionMIME}, {"ROUTER_SYSLOG_FORMAT", cfg.SyslogFormat},
+		{"STATS_USERNAME", cfg.StatsUsername}, {"STATS_PASSWORD", cfg.StatsPassword}} {
+		if hasControl(s.v) {
+			bad(s.env, "must not contain control characters")
+		}
+	}
+	if cfg.SyslogAddress != "" && (hasControl(cfg.SyslogAddress) || strings.ContainsAny(cfg.SyslogAddress, " '\"#")) {
+		bad("ROUTER_SYSLOG_ADDRESS", "%q must not contain spaces, quotes, '#' or control characters", cfg.SyslogAddress)
+	}
+	if cfg.SyslogAddress != "" && !slices.Contains([]string{"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"}, cfg.LogLevel) {
+		bad("ROUTER_LOG_LEVEL", "%q is not a syslog level", cfg.LogLevel)
+	}
+	if strings.Contains(cfg.StatsUsername, ":") {
+		bad("STATS_USERNAME", "must not contain ':'")
+	}
+	return cfg, errors.Join(errs...)
+}
+
+// cookieNameValid is the rule of the cookie_name annotation.
+func cookieNameValid(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-')
+	}) < 0
+}
+
+// abs joins a path relative to the working directory.
+func (r *Renderer) abs(rel string) string { return r.cfg.WorkingDir + "/" + rel }
+
+// bind is the listening address for port on ROUTER_BIND_ADDRESS.
+func (r *Renderer) bind(port int) string {
+	return net.JoinHostPort(r.cfg.BindAddress, strconv.Itoa(port))
+}
+
+// tcpBalance is the balance algorithm of passthrough routes.
+func (r *Renderer) tcpBalance() string {
+	if r.cfg.TCPBalanceScheme != "" {
+		return r.cfg.TCPBalanceScheme
+	}
+	return r.cfg.LoadBalanceAlgorithm
+}
+
+// configData is the data of haproxy.cfg; bound is false while the public
+// ports must stay closed (ROUTER_BIND_PORTS_AFTER_SYNC before the first
+// sync).
+func (r *Renderer) configData(bound bool) *ConfigData {
+	cfg := &r.cfg
+	maps := MapPaths{
+		HTTPExact: r.abs(mapFiles[httpExact]), HTTPPrefix: r.abs(mapFiles[httpPrefix]),
+		HTTPSExact: r.abs(mapFiles[httpsExact]), HTTPSPrefix: r.abs(mapFiles[httpsPrefix]),
+		SNIPassthrough: r.abs(mapFiles[sniPassthrough]), CrtList: r.abs(mapFiles[crtList]),
+	}
+	d := &ConfigData{
+		WorkingDir: cfg.WorkingDir,
+		Global: GlobalData{
+			MaxConn: cfg.MaxConnections, Threads: cfg.Threads, AdminSocket: r.abs(AdminSocket),
+			SSLBindOptions: "ssl-min-ver TLSv1.2", Ciphers: cfg.Ciphers, CipherSuites: tls13Suites,
+		},
+		Defaults: DefaultsData{
+			MaxConn: cfg.MaxConnections,
+			Timeouts: Timeouts{
+				Connect: haproxyTime(cfg.ConnectTimeout), Client: haproxyTime(cfg.ClientTimeout),
+				ClientFin: haproxyTime(cfg.ClientFinTimeout), Server: haproxyTime(cfg.ServerTimeout),
+				ServerFin: haproxyTime(cfg.ServerFinTimeout), HTTPRequest: haproxyTime(cfg.SlowlorisTimeout),
+				HTTPKeepAlive: haproxyTime(cfg.SlowlorisHTTPKeepalive), Tunnel: haproxyTime(cfg.TunnelTimeout),
+			},
+			HTTPBalance: cfg.LoadBalanceAlgorithm, TCPBalance: r.tcpBalance(), CheckTimeout: "5000ms",
+		},
+		Maps:           maps,
+		DefaultBackend: defaultBackend,
+	}
+	if list, ok := cipherProfiles[cfg.Ciphers]; ok {
+		d.Global.Ciphers = list
+	}
+	if cfg.SyslogAddress != "" {
+		addr, _ := quote(cfg.SyslogAddress)
+		d.Global.Syslog = &SyslogData{Address: addr, Facility: "local1", Level: cfg.LogLevel}
+		if cfg.SyslogFormat != "" {
+			d.Global.Syslog.Format, _ = quote(cfg.SyslogFormat)
+		}
+	}
+	if cfg.EnableCompression {
+		c := &CompressionData{Algorithm: "gzip"}
+		for _, t := range strings.Fields(cfg.CompressionMIME) {
+			q, _ := quote(t)
+			c.Types = append(c.Types, q)
+		}
+		d.Defaults.Compression = c
+	}
+	if bound {
+		d.HTTP = &HTTPFrontend{Bind: r.bind(cfg.HTTPPort), AcceptProxy: cfg.UseProxyProtocol,
+			Routing: RoutingData{ExactMap: maps.HTTPExact, PrefixMap: maps.HTTPPrefix, Proto: "http", Redirect: redirectValue}}
+		d.HTTPS = &TLSFrontend{Bind: r.bind(cfg.HTTPSPort), AcceptProxy: cfg.UseProxyProtocol,
+			InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: "be_sni", NoSNIBackend: "be_no_sni"}
+	}
+	tls := RoutingData{ExactMap: maps.HTTPSExact, PrefixMap: maps.HTTPSPrefix, Proto: "https"}
+	d.Terminating = []TerminatingFrontend{
+		{Name: "fe_sni", Backend: "be_sni", Bind: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.SNIPort)),
+			DefaultCertificate: r.defaultCert.path, CrtList: maps.CrtList, StrictSNI: cfg.StrictSNI, Routing: tls},
+		{Name: "fe_no_sni", Backend: "be_no_sni", Bind: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.NoSNIPort)),
+			DefaultCertificate: r.defaultCert.path, Routing: tls},
+	}
+	if cfg.StatsPort > 0 {
+		d.Stats = &StatsData{Bind: r.bind(cfg.StatsPort)}
+		if cfg.StatsUsername != "" && cfg.StatsPassword != "" {
+			d.Stats.Auth, _ = quote(cfg.StatsUsername + ":" + cfg.StatsPassword)
+		}
+	}
+	return d
+}

@@ -1,0 +1,210 @@
+package haproxy
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/fixtures"
+)
+
+// TestRenderGlobalSettings: each router setting shows as its directive in
+// haproxy.cfg.
+func TestRenderGlobalSettings(t *testing.T) {
+	cases := []struct {
+		name     string
+		cfg      func(*DataPlaneConfig)
+		unsynced bool
+		want     []string
+		unwanted []string
+	}{
+		{name: "max connections", cfg: func(c *DataPlaneConfig) { c.MaxConnections = 1234 },
+			want: []string{"maxconn 1234"}},
+		{name: "threads", cfg: func(c *DataPlaneConfig) { c.Threads = 4 }, want: []string{"nbthread 4"}},
+		{name: "no threads setting", unwanted: []string{"nbthread 0"}},
+		{name: "modern ciphers", cfg: func(c *DataPlaneConfig) { c.Ciphers = "modern" },
+			want: []string{"ssl-default-bind-ciphers " + cipherProfiles["modern"], "ssl-default-bind-options ssl-min-ver TLSv1.2"}},
+		{name: "old ciphers", cfg: func(c *DataPlaneConfig) { c.Ciphers = "old" },
+			want: []string{"ssl-default-bind-ciphers " + cipherProfiles["old"]}},
+		{name: "cipher list", cfg: func(c *DataPlaneConfig) { c.Ciphers = "ECDHE-RSA-AES128-GCM-SHA256:!aNULL" },
+			want: []string{"ssl-default-bind-ciphers ECDHE-RSA-AES128-GCM-SHA256:!aNULL",
+				"ssl-default-bind-ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"}},
+		{name: "timeouts", cfg: func(c *DataPlaneConfig) {
+			c.ConnectTimeout, c.ClientTimeout, c.ClientFinTimeout = time.Second, 2*time.Second, 3*time.Second
+			c.ServerTimeout, c.ServerFinTimeout, c.TunnelTimeout = 4*time.Second, 5*time.Second, 6*time.Hour
+			c.SlowlorisTimeout, c.SlowlorisHTTPKeepalive, c.InspectDelay = 7*time.Second, 8*time.Second, 9*time.Second
+		}, want: []string{"timeout connect 1000ms", "timeout client 2000ms", "timeout client-fin 3000ms", "timeout server 4000ms",
+			"timeout server-fin 5000ms", "timeout tunnel 21600000ms", "timeout http-request 7000ms", "timeout http-keep-alive 8000ms",
+			"tcp-request inspect-delay 9000ms"}},
+		{name: "compression", cfg: func(c *DataPlaneConfig) { c.EnableCompression, c.CompressionMIME = true, "text/html  application/json" },
+			want: []string{"compression algo gzip", "compression type 'text/html' 'application/json'"}},
+		{name: "no compression", unwanted: []string{"compression algo gzip"}},
+		{name: "syslog", cfg: func(c *DataPlaneConfig) { c.SyslogAddress, c.LogLevel = "127.0.0.1:514", "info" },
+			want: []string{"log '127.0.0.1:514' local1 info", "log global", "option httplog", "option tcplog"}},
+		{name: "syslog format", cfg: func(c *DataPlaneConfig) {
+			c.SyslogAddress, c.SyslogFormat = "/dev/log", `%ci:%cp [%tr] %ft %b/%s %ST %{+Q}r it's`
+		}, want: []string{"log '/dev/log' local1 warning", `log-format '%ci:%cp [%tr] %ft %b/%s %ST %{+Q}r it'\''s'`}, unwanted: []string{"option httplog"}},
+		{name: "no syslog", unwanted: []string{"log global", "option httplog"}},
+		{name: "stats with authentication", cfg: func(c *DataPlaneConfig) { c.StatsPort, c.StatsUsername, c.StatsPassword = 11936, "admin", "p@ss w'rd" },
+			want: []string{"listen stats from common", "bind :11936", "stats enable", `stats auth 'admin:p@ss w'\''rd'`, "monitor-uri /healthz"}},
+		{name: "stats without authentication", cfg: func(c *DataPlaneConfig) { c.StatsPort, c.StatsUsername = 11936, "admin" },
+			want: []string{"listen stats from common"}, unwanted: []string{"stats auth 'admin:'"}},
+		{name: "no stats", unwanted: []string{"listen stats from common"}},
+		{name: "PROXY protocol", cfg: func(c *DataPlaneConfig) { c.UseProxyProtocol = true },
+			want: []string{"bind :18080 accept-proxy", "bind :18443 accept-proxy"}},
+		{name: "bind address", cfg: func(c *DataPlaneConfig) { c.BindAddress = "::" },
+			want: []string{"bind [::]:18080", "bind [::]:18443"}},
+		{name: "strict SNI", cfg: func(c *DataPlaneConfig) { c.StrictSNI = true },
+			want: []string{"bind 127.0.0.1:20444 ssl crt WORKDIR/certs/default.pem crt-list WORKDIR/conf/crt-list strict-sni accept-proxy"}},
+		{name: "ports bound after sync: not yet", cfg: func(c *DataPlaneConfig) { c.BindPortsAfterSync = true }, unsynced: true,
+			want: []string{"frontend fe_sni from common"}, unwanted: []string{"frontend public from common", "frontend public_ssl from common"}},
+		{name: "ports bound after sync: synced", cfg: func(c *DataPlaneConfig) { c.BindPortsAfterSync = true },
+			want: []string{"frontend public from common", "frontend public_ssl from common"}},
+		{name: "balance defaults", cfg: func(c *DataPlaneConfig) { c.LoadBalanceAlgorithm, c.TCPBalanceScheme = "random", "roundrobin" },
+			want: []string{"balance random", "balance roundrobin"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newTestRenderer(t, func(cfg *DataPlaneConfig) {
+				if c.cfg != nil {
+					c.cfg(cfg)
+				}
+			})
+			snap := snapshotOf([]*Route{served("ns", "r", "www.example.com")}, eps("ns", "r", "10.0.0.1"))
+			snap.Synced = !c.unsynced
+			out := mustRender(t, r, snap)
+			assertLines(t, "haproxy.cfg", string(out.Files[configFile].Data), r.cfg.WorkingDir, c.want, c.unwanted)
+			haproxyCheck(t, r, out)
+		})
+	}
+}
+
+func TestRenderPortsBoundAfterSync(t *testing.T) {
+	r := newTestRenderer(t, func(c *DataPlaneConfig) { c.BindPortsAfterSync = true })
+	snap := snapshotOf(nil)
+	snap.Synced = false
+	out := mustRender(t, r, snap)
+	if bytes.Contains(out.Files[configFile].Data, []byte("frontend public ")) {
+		t.Fatal("public frontend before the first sync")
+	}
+	synced := nextSnapshot(snap, nil, nil)
+	synced.Synced = true
+	out = mustRender(t, r, synced)
+	if !bytes.Contains(out.Files[configFile].Data, []byte("frontend public ")) || !out.Reload ||
+		len(out.Changed) != 1 || out.Changed[0] != configFile {
+		t.Errorf("after the sync: reload %v, changed %v", out.Reload, out.Changed)
+	}
+}
+
+func TestNewRendererRefuses(t *testing.T) {
+	cases := []struct {
+		name string
+		cfg  func(*DataPlaneConfig)
+		want string
+	}{
+		{"no working dir", func(c *DataPlaneConfig) { c.WorkingDir = "" }, "ROUTER_WORKING_DIR: must be set"},
+		{"working dir with a space", func(c *DataPlaneConfig) { c.WorkingDir = "/var/lib/my router" }, "ROUTER_WORKING_DIR"},
+		{"same port twice", func(c *DataPlaneConfig) { c.SNIPort = c.HTTPPort }, "ROUTER_SERVICE_SNI_PORT: port 18080 is also ROUTER_SERVICE_HTTP_PORT"},
+		{"bad ciphers", func(c *DataPlaneConfig) { c.Ciphers = "AES128 SHA" }, "ROUTER_CIPHERS"},
+		{"bad balance", func(c *DataPlaneConfig) { c.LoadBalanceAlgorithm = "first" }, "ROUTER_LOAD_BALANCE_ALGORITHM"},
+		{"bad cookie name", func(c *DataPlaneConfig) { c.CookieName = "a b" }, "ROUTER_COOKIE_NAME"},
+		{"syslog address with a quote", func(c *DataPlaneConfig) { c.SyslogAddress = "x' y" }, "ROUTER_SYSLOG_ADDRESS"},
+		{"log format with a line break", func(c *DataPlaneConfig) { c.SyslogFormat = "a\nb" }, "ROUTER_SYSLOG_FORMAT"},
+		{"relative default certificate path", func(c *DataPlaneConfig) { c.DefaultCertificatePath = "tls.pem" }, "DEFAULT_CERTIFICATE_PATH"},
+		{"missing default certificate file", func(c *DataPlaneConfig) { c.DefaultCertificatePath = "/nonexistent/tls.pem" }, "DEFAULT_CERTIFICATE_PATH"},
+		{"default certificate without key", func(c *DataPlaneConfig) {
+			c.DefaultCertificate = "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"
+		}, "DEFAULT_CERTIFICATE"},
+		{"default certificate dir without files", func(c *DataPlaneConfig) { c.DefaultCertificateDir = "/nonexistent" }, "DEFAULT_CERTIFICATE_DIR"},
+		{"zero timeout", func(c *DataPlaneConfig) { c.ClientTimeout = 0 }, "ROUTER_DEFAULT_CLIENT_TIMEOUT"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := testDataPlane(t.TempDir())
+			c.cfg(&cfg)
+			_, err := NewRenderer(cfg)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one with %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestRenderDefaultCertificate(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyAndCert := string(p.Leaf.KeyPEM) + string(p.Leaf.CertPEM)
+	t.Run("DEFAULT_CERTIFICATE", func(t *testing.T) {
+		r := newTestRenderer(t, func(c *DataPlaneConfig) {
+			c.DefaultCertificate = "junk\n" + string(p.Leaf.CertPEM) + string(p.Leaf.KeyPEM)
+		})
+		out := mustRender(t, r, snapshotOf(nil))
+		if f := out.Files[defaultCrtFile]; string(f.Data) != keyAndCert || f.Mode != 0o600 {
+			t.Errorf("certs/default.pem (%o):\n%s", f.Mode, f.Data)
+		}
+		haproxyCheck(t, r, out)
+	})
+	t.Run("DEFAULT_CERTIFICATE_PATH", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "tls.pem")
+		if err := os.WriteFile(file, []byte(keyAndCert), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := newTestRenderer(t, func(c *DataPlaneConfig) { c.DefaultCertificatePath = file })
+		out := mustRender(t, r, snapshotOf(nil))
+		if _, ok := out.Files[defaultCrtFile]; ok {
+			t.Error("certs/default.pem written although the certificate is a file of its own")
+		}
+		assertLines(t, "haproxy.cfg", string(out.Files[configFile].Data), r.cfg.WorkingDir,
+			[]string{"bind 127.0.0.1:20443 ssl crt " + file + " accept-proxy"}, nil)
+		haproxyCheck(t, r, out)
+	})
+	t.Run("DEFAULT_CERTIFICATE_DIR, renewed", func(t *testing.T) {
+		dir := t.TempDir()
+		write := func(name string, data []byte) {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write("tls.crt", p.Leaf.CertPEM)
+		write("tls.key", p.Leaf.KeyPEM)
+		r := newTestRenderer(t, func(c *DataPlaneConfig) { c.DefaultCertificateDir = dir })
+		snap := snapshotOf(nil)
+		out := mustRender(t, r, snap)
+		if f := out.Files[defaultCrtFile]; string(f.Data) != keyAndCert || f.Mode != 0o600 {
+			t.Errorf("certs/default.pem (%o):\n%s", f.Mode, f.Data)
+		}
+		// A renewed certificate (with its key in tls.crt this time).
+		renewed, err := p.CA.Issue(certs.Options{CommonName: "renewed.example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write("tls.crt", append(renewed.CertPEM, renewed.KeyPEM...))
+		snap.Version++
+		out = mustRender(t, r, snap)
+		if !out.Reload || len(out.Changed) != 1 || out.Changed[0] != defaultCrtFile {
+			t.Errorf("after renewal: reload %v, changed %v", out.Reload, out.Changed)
+		}
+		if f := out.Files[defaultCrtFile]; string(f.Data) != string(renewed.KeyPEM)+string(renewed.CertPEM) {
+			t.Errorf("renewed certs/default.pem:\n%s", f.Data)
+		}
+		haproxyCheck(t, r, out)
+	})
+	t.Run("generated once", func(t *testing.T) {
+		r := newTestRenderer(t)
+		snap := snapshotOf(nil)
+		first := mustRender(t, r, snap).Files[defaultCrtFile]
+		if first.Mode != 0o600 || len(pemBlocks(string(first.Data), privateKeyBlocks...)) != 1 || len(pemBlocks(string(first.Data), "CERTIFICATE")) != 1 {
+			t.Errorf("generated certs/default.pem (%o):\n%s", first.Mode, first.Data)
+		}
+		snap.Version++
+		if out := mustRender(t, r, snap); !bytes.Equal(out.Files[defaultCrtFile].Data, first.Data) || len(out.Changed) != 0 {
+			t.Errorf("the generated certificate changed: %v", out.Changed)
+		}
+	})
+}

@@ -1,0 +1,214 @@
+package haproxy
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/routeshift/routeshift/internal/fixtures"
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// incrementalSnapshot is n routes of the benchmark's mix (plain, edge with
+// the default certificate, edge with its own, reencrypt, passthrough),
+// each with its own service of two endpoints.
+func incrementalSnapshot(t *testing.T, n int) Snapshot {
+	var routes []*Route
+	var services []*ServiceEndpoints
+	for i := range n {
+		ns, name := fmt.Sprintf("ns%d", i%50), fmt.Sprintf("r%d", i)
+		var mods []func(*Route)
+		switch i % 10 {
+		case 4, 5, 6:
+			mods = append(mods, edgeRedirect)
+		case 7:
+			mods = append(mods, edgeRedirect, ownCert(t))
+		case 8:
+			mods = append(mods, reencrypt, destCA(t))
+		case 9:
+			mods = append(mods, passthrough)
+		}
+		routes = append(routes, served(ns, name, name+"-"+ns+".apps.example.com", mods...))
+		services = append(services, eps(ns, name, fmt.Sprintf("10.%d.%d.1", i/256, i%256), fmt.Sprintf("10.%d.%d.2", i/256, i%256)))
+	}
+	return snapshotOf(routes, services...)
+}
+
+func TestRenderIncrementalRouteChange(t *testing.T) {
+	r := newTestRenderer(t)
+	snap := incrementalSnapshot(t, 1000)
+	first := mustRender(t, r, snap)
+	if !first.Reload || len(first.Changed) != len(first.Files) || len(first.Removed) != 0 {
+		t.Fatalf("first render: reload %v, %d changed of %d files, removed %v", first.Reload, len(first.Changed), len(first.Files), first.Removed)
+	}
+
+	// Route ns7/r507 (edge, own certificate, redirect) gets a path, a
+	// timeout and another certificate.
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := snap.Routes.Get("ns7/r507")
+	changed := *old
+	tls := *old.TLS
+	tls.Certificate, tls.Key = string(p.Other.CertPEM), string(p.Other.KeyPEM)
+	changed.TLS, changed.Path = &tls, "/v1"
+	changed.Overrides.Timeout = time.Minute
+	snap = nextSnapshot(snap, map[string]*Route{"ns7/r507": &changed}, nil)
+	out := mustRender(t, r, snap)
+	want := []string{"certs/ns7_r507.pem", shardFile(shardOf64("ns7/r507")),
+		mapFiles[httpExact], mapFiles[httpPrefix], mapFiles[httpsExact], mapFiles[httpsPrefix]}
+	slices.Sort(want)
+	if !slices.Equal(out.Changed, want) || !out.Reload || len(out.Removed) != 0 || out.Servers != nil {
+		t.Errorf("changed %v, want %v; reload %v, removed %v, servers %v", out.Changed, want, out.Reload, out.Removed, out.Servers)
+	}
+	if len(out.Files) != len(first.Files) {
+		t.Errorf("%d files, want %d", len(out.Files), len(first.Files))
+	}
+	for path, f := range first.Files {
+		if !slices.Contains(want, path) && string(out.Files[path].Data) != string(f.Data) {
+			t.Errorf("%s changed but is not in Changed", path)
+		}
+	}
+
+	// The route goes.
+	snap = nextSnapshot(snap, map[string]*Route{"ns7/r507": nil}, nil)
+	out = mustRender(t, r, snap)
+	if !slices.Equal(out.Removed, []string{"certs/ns7_r507.pem"}) || !out.Reload {
+		t.Errorf("removed %v, reload %v", out.Removed, out.Reload)
+	}
+	if want := []string{mapFiles[httpExact], mapFiles[httpPrefix], mapFiles[httpsExact], mapFiles[httpsPrefix], shardFile(shardOf64("ns7/r507")), crtListFile}; !sameSet(out.Changed, want) {
+		t.Errorf("changed %v, want %v", out.Changed, want)
+	}
+
+	// A change of the route that changes nothing rendered.
+	plain, _ := snap.Routes.Get("ns0/r0")
+	same := *plain
+	same.Backends = []Backend{{Service: plain.Backends[0].Service, Weight: 42}}
+	out = mustRender(t, r, nextSnapshot(snap, map[string]*Route{"ns0/r0": &same}, nil))
+	if len(out.Changed) != 0 || out.Reload {
+		t.Errorf("nothing rendered changed: changed %v, reload %v", out.Changed, out.Reload)
+	}
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+func TestRenderIncrementalEndpoints(t *testing.T) {
+	r := newTestRenderer(t)
+	snap := incrementalSnapshot(t, 1000)
+	mustRender(t, r, snap)
+	shard := shardFile(shardOf64("ns3/r3"))
+	cases := []struct {
+		name    string
+		ips     []string
+		reload  bool
+		servers []ServerUpdate
+	}{
+		{"an endpoint replaced", []string{"10.0.3.1", "10.7.7.7"}, false,
+			[]ServerUpdate{{Backend: "be_http:ns3:r3", Server: "s1", Address: "10.7.7.7", Port: 8080, Weight: 1, Enabled: true}}},
+		{"scaled up within the slots", []string{"10.0.3.1", "10.7.7.7", "10.7.7.8", "10.7.7.9"}, false,
+			[]ServerUpdate{
+				{Backend: "be_http:ns3:r3", Server: "s2", Address: "10.7.7.8", Port: 8080, Weight: 1, Enabled: true},
+				{Backend: "be_http:ns3:r3", Server: "s3", Address: "10.7.7.9", Port: 8080, Weight: 1, Enabled: true}}},
+		{"scaled down: the others stay in their slots", []string{"10.7.7.7", "10.7.7.9"}, false,
+			[]ServerUpdate{
+				{Backend: "be_http:ns3:r3", Server: "s0", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
+				{Backend: "be_http:ns3:r3", Server: "s2", Address: placeholderAddress, Port: placeholderPort, Weight: 1}}},
+		{"scaled beyond the slots", []string{"10.7.7.1", "10.7.7.2", "10.7.7.3", "10.7.7.4", "10.7.7.5"}, true, nil},
+		{"scaled down in the larger slot count", []string{"10.7.7.1", "10.7.7.2"}, false,
+			[]ServerUpdate{
+				{Backend: "be_http:ns3:r3", Server: "s2", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
+				{Backend: "be_http:ns3:r3", Server: "s3", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
+				{Backend: "be_http:ns3:r3", Server: "s4", Address: placeholderAddress, Port: placeholderPort, Weight: 1}}},
+		{"down to one endpoint: health checks stop, which needs a reload", []string{"10.7.7.1"}, true, nil},
+	}
+	for _, c := range cases {
+		snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns3/r3": eps("ns3", "r3", c.ips...)})
+		out := mustRender(t, r, snap)
+		if out.Reload != c.reload || !slices.Equal(out.Servers, c.servers) || !slices.Equal(out.Changed, []string{shard}) {
+			t.Errorf("%s: reload %v, servers %+v, changed %v; want reload %v, servers %+v, changed [%s]",
+				c.name, out.Reload, out.Servers, out.Changed, c.reload, c.servers, shard)
+		}
+	}
+}
+
+// TestRenderIncrementalWeights: with two services, endpoint counts change
+// the weights of the other service's servers too, through the runtime API.
+func TestRenderIncrementalWeights(t *testing.T) {
+	r := newTestRenderer(t)
+	rt := served("ns", "r", "www.example.com", withBackends(svcWeight("ns", "a", 100), svcWeight("ns", "b", 100)))
+	snap := snapshotOf([]*Route{rt}, eps("ns", "a", "10.0.0.1", "10.0.0.2"), eps("ns", "b", "10.0.1.1", "10.0.1.2"))
+	mustRender(t, r, snap)
+	snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns/b": eps("ns", "b", "10.0.1.1", "10.0.1.2", "10.0.1.3", "10.0.1.4")})
+	out := mustRender(t, r, snap)
+	// a: 50 per endpoint -> 256; b: 25 per endpoint -> 128.
+	want := []ServerUpdate{
+		{Backend: "be_http:ns:r", Server: "s4", Address: "10.0.1.1", Port: 8080, Weight: 128, Enabled: true},
+		{Backend: "be_http:ns:r", Server: "s5", Address: "10.0.1.2", Port: 8080, Weight: 128, Enabled: true},
+		{Backend: "be_http:ns:r", Server: "s6", Address: "10.0.1.3", Port: 8080, Weight: 128, Enabled: true},
+		{Backend: "be_http:ns:r", Server: "s7", Address: "10.0.1.4", Port: 8080, Weight: 128, Enabled: true},
+	}
+	if out.Reload || !slices.Equal(out.Servers, want) {
+		t.Errorf("reload %v, servers %+v, want %+v", out.Reload, out.Servers, want)
+	}
+	// A weight change in the route (b: 200 over 4 endpoints, as much as
+	// a's 100 over 2): runtime updates as well.
+	heavier := served("ns", "r", "www.example.com", withBackends(svcWeight("ns", "a", 100), svcWeight("ns", "b", 200)))
+	out = mustRender(t, r, nextSnapshot(snap, map[string]*Route{"ns/r": heavier}, nil))
+	for i := range want {
+		want[i].Weight = 256
+	}
+	if out.Reload || !slices.Equal(out.Servers, want) {
+		t.Errorf("reload %v, servers %+v, want %+v", out.Reload, out.Servers, want)
+	}
+}
+
+// TestRenderSkippedSnapshots: when the renderer misses snapshots (a failed
+// Render, or a caller that coalesces), the changes of every snapshot in
+// between still show.
+func TestRenderSkippedSnapshots(t *testing.T) {
+	r := newTestRenderer(t)
+	snap := snapshotOf([]*Route{served("ns", "a", "a.example.com"), served("ns", "b", "b.example.com")})
+	mustRender(t, r, snap)
+	skipped := nextSnapshot(snap, map[string]*Route{"ns/a": served("ns", "a", "a.example.com", atPath("/x"))}, nil)
+	latest := nextSnapshot(skipped, map[string]*Route{"ns/b": nil, "ns/c": served("ns", "c", "c.example.com")},
+		map[string]*ServiceEndpoints{"ns/c": eps("ns", "c", "10.0.0.1")})
+	out := mustRender(t, r, latest)
+	for host, want := range map[string]string{"a.example.com/x": "be_http:ns:a", "a.example.com/": "", "b.example.com/": "", "c.example.com/": "be_http:ns:c"} {
+		h, p, _ := cutHost(host)
+		if got := httpLookup(out, h, p); got != want {
+			t.Errorf("%s -> %q, want %q", host, got, want)
+		}
+	}
+	if _, ok := r.routes["ns/b"]; ok {
+		t.Error("ns/b is still rendered")
+	}
+}
+
+func cutHost(s string) (string, string, bool) {
+	for i := range s {
+		if s[i] == '/' {
+			return s[:i], s[i:], true
+		}
+	}
+	return s, "/", false
+}
+
+// TestRenderDoesNotModifySnapshot: rendering leaves the snapshot's values
+// as they were.
+func TestRenderDoesNotModifySnapshot(t *testing.T) {
+	rt := served("ns", "r", "www.example.com", edgeRedirect, ownCert(t), withOverrides(routecore.Overrides{IPAllowlist: []string{"10.0.0.1"}}))
+	before := *rt
+	tls := *rt.TLS
+	svc := eps("ns", "r", "10.0.0.2", "10.0.0.1")
+	mustRender(t, newTestRenderer(t, func(c *DataPlaneConfig) { c.BackendProcessEndpoints = "shuffle" }), snapshotOf([]*Route{rt}, svc))
+	if rt.TLS != before.TLS || *rt.TLS != tls || rt.Path != before.Path || svc.Endpoints[0].IP != "10.0.0.2" || rt.Overrides.IPAllowlist[0] != "10.0.0.1" {
+		t.Error("the snapshot was modified")
+	}
+}

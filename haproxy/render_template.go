@@ -1,0 +1,520 @@
+package haproxy
+
+// The HAProxy configuration is printed by Go text/templates from the data
+// types of this file. The renderer decides everything beforehand (defaults,
+// annotation values, weights, server slots, quoting); the templates only
+// print.
+//
+// Two templates make up the configuration:
+//
+//   - "haproxy.cfg" receives a *ConfigData and prints conf/haproxy.cfg:
+//     global, defaults, frontends, the default 503 backend and the stats
+//     listener.
+//   - "backend" receives a *BackendData and prints one route's backend; the
+//     backends are collected into conf/backends/NNN.cfg.
+//
+// TEMPLATE_FILE replaces the built-in templates: the file is parsed after
+// them, so its top-level text (outside any {{define}}), unless only white
+// space, becomes "haproxy.cfg", and a {{define "backend"}} in it replaces
+// the backend template. A file that only defines "backend" keeps the built-in
+// "haproxy.cfg". The named templates the built-in "haproxy.cfg" uses
+// ("http-routing", "passthrough-routing") can be redefined the same way.
+//
+// The lookup maps (conf/maps/*.map) and the crt-list of route certificates
+// are data, not configuration, and are not templated; ConfigData.Maps
+// names them.
+//
+// Contract for custom templates:
+//
+//   - Every string field is ready to print as one configuration word:
+//     values that come from routes are validated or single-quoted with
+//     HAProxy's quoting, and never contain line breaks.
+//   - A route's server slots (BackendData.Servers) must each be printed as
+//     one "server" line named ServerData.Name. Between reloads the router
+//     changes a slot's address, port, weight and state through HAProxy's
+//     runtime API, so nothing else in the configuration may depend on them.
+//   - Backends must be named BackendData.Name: the lookup maps hold these
+//     names. "haproxy.cfg" must define the defaults sections they inherit
+//     (BackendData.Defaults: http_route and tcp_route).
+//   - Values of the plain-HTTP maps are backend names or
+//     RoutingData.Redirect, which asks for a redirect to https.
+
+import (
+	"fmt"
+	"os"
+	"text/template"
+	"text/template/parse"
+)
+
+// ConfigData is the data of the "haproxy.cfg" template.
+type ConfigData struct {
+	// WorkingDir is the absolute working directory (ROUTER_WORKING_DIR).
+	WorkingDir string
+	Global     GlobalData
+	Defaults   DefaultsData
+	// HTTP is the plain-HTTP frontend and HTTPS the TLS frontend on the
+	// HTTPS port, which inspects SNI. Both are nil while
+	// ROUTER_BIND_PORTS_AFTER_SYNC holds the ports closed until the first
+	// complete sync.
+	HTTP  *HTTPFrontend
+	HTTPS *TLSFrontend
+	// Terminating are the TLS-terminating frontends on loopback that
+	// HTTPS hands connections to: the one for connections with SNI, then
+	// the one for connections without.
+	Terminating []TerminatingFrontend
+	// Stats is the statistics listener; nil when STATS_PORT is 0.
+	Stats *StatsData
+	// Maps are the absolute paths of the lookup maps.
+	Maps MapPaths
+	// DefaultBackend answers requests no route matches (503).
+	DefaultBackend string
+}
+
+// GlobalData is the global section.
+type GlobalData struct {
+	MaxConn int
+	// Threads is nbthread; 0 leaves HAProxy's default (one per CPU).
+	Threads int
+	// AdminSocket is the runtime API socket (level admin, with
+	// expose-fd listeners for hitless reloads).
+	AdminSocket string
+	// Syslog is nil when ROUTER_SYSLOG_ADDRESS is empty.
+	Syslog *SyslogData
+	// SSLBindOptions is the value of ssl-default-bind-options.
+	SSLBindOptions string
+	// Ciphers (TLS 1.2 and older) and CipherSuites (TLS 1.3) are the
+	// cipher lists of ROUTER_CIPHERS; either may be empty.
+	Ciphers, CipherSuites string
+}
+
+// SyslogData says where HAProxy logs go.
+type SyslogData struct {
+	Address, Facility, Level string
+	// Format is the quoted log-format of request logs; empty means
+	// "option httplog".
+	Format string
+}
+
+// DefaultsData is what every proxy inherits (defaults section "common").
+type DefaultsData struct {
+	MaxConn  int
+	Timeouts Timeouts
+	// Compression is nil unless ROUTER_ENABLE_COMPRESSION.
+	Compression *CompressionData
+	// HTTPBalance and TCPBalance are the balance algorithms of the route
+	// defaults sections (http_route, tcp_route).
+	HTTPBalance, TCPBalance string
+	// CheckTimeout bounds health checks.
+	CheckTimeout string
+}
+
+// Timeouts are HAProxy time values, ready to print.
+type Timeouts struct {
+	Connect, Client, ClientFin, Server, ServerFin, HTTPRequest, HTTPKeepAlive, Tunnel string
+}
+
+// CompressionData turns on gzip compression of responses.
+type CompressionData struct {
+	Algorithm string
+	// Types are quoted MIME types.
+	Types []string
+}
+
+// HTTPFrontend is the plain-HTTP frontend.
+type HTTPFrontend struct {
+	// Bind is the listening address, e.g. ":80".
+	Bind        string
+	AcceptProxy bool
+	Routing     RoutingData
+}
+
+// TLSFrontend is the TCP frontend on the HTTPS port: it reads the SNI of
+// the ClientHello, sends passthrough routes' connections to their backends
+// and the rest to the terminating frontends.
+type TLSFrontend struct {
+	Bind         string
+	AcceptProxy  bool
+	InspectDelay string
+	// SNIMap is the exact-match map from SNI (or "*.<domain>" for
+	// wildcard routes) to passthrough backends.
+	SNIMap string
+	// SNIBackend and NoSNIBackend are the loopback backends that forward
+	// to the terminating frontends (with the PROXY protocol).
+	SNIBackend, NoSNIBackend string
+}
+
+// TerminatingFrontend terminates TLS on loopback.
+type TerminatingFrontend struct {
+	// Name is the frontend's name; Backend the TCP backend of TLSFrontend
+	// that forwards to it.
+	Name, Backend string
+	// Bind is 127.0.0.1:<port>.
+	Bind string
+	// DefaultCertificate is the certificate served when no route's
+	// certificate matches the SNI.
+	DefaultCertificate string
+	// CrtList is the crt-list of route certificates by SNI; empty for the
+	// frontend without SNI.
+	CrtList   string
+	StrictSNI bool
+	Routing   RoutingData
+}
+
+// RoutingData is how an HTTP frontend finds a request's backend: the key
+// is host (lower case, without port or trailing dot) + path; it is looked
+// up in the exact map, then as the longest prefix in the prefix map, then
+// both again with the host's first label replaced by "*" (wildcard
+// routes).
+type RoutingData struct {
+	ExactMap, PrefixMap string
+	// Proto is X-Forwarded-Proto: http or https.
+	Proto string
+	// Redirect is the map value meaning "redirect to https" (plain HTTP
+	// only; empty otherwise).
+	Redirect string
+}
+
+// StatsData is the statistics listener.
+type StatsData struct {
+	Bind string
+	// Auth is the quoted user:password, empty for no authentication.
+	Auth string
+}
+
+// MapPaths are the absolute paths of the lookup maps.
+type MapPaths struct {
+	HTTPExact, HTTPPrefix, HTTPSExact, HTTPSPrefix, SNIPassthrough, CrtList string
+}
+
+// BackendData is the data of the "backend" template: one route's backend.
+type BackendData struct {
+	// Name is be_http:NS:NAME, be_edge_http:NS:NAME, be_secure:NS:NAME or
+	// be_tcp:NS:NAME.
+	Name string
+	// Route is the route's namespace/name.
+	Route string
+	// Defaults is the defaults section the backend inherits: http_route
+	// or tcp_route.
+	Defaults string
+	// Balance is the balance algorithm when it differs from the defaults
+	// section's; empty otherwise.
+	Balance string
+	// Unavailable says why the route cannot be served safely (for
+	// example a destination CA without a certificate); the backend then
+	// has no servers, so HAProxy answers 503 or closes the connection.
+	// Empty for routes that are served.
+	Unavailable string
+	// Cookie is nil when the backend sets no sticky-session cookie.
+	Cookie *CookieData
+	// TimeoutServer and TimeoutTunnel override the defaults; empty when
+	// the route sets none.
+	TimeoutServer, TimeoutTunnel string
+	// AllowList is nil when every source may connect.
+	AllowList *AllowListData
+	// RateLimit is nil without the rate-limit-connections annotation.
+	RateLimit *RateLimitData
+	// HSTS is the quoted Strict-Transport-Security value, or empty.
+	HSTS string
+	// RequestHeaders and ResponseHeaders are spec.httpHeaders actions, in
+	// order.
+	RequestHeaders, ResponseHeaders []HeaderAction
+	// ServerDefaults are printed as the backend's default-server line;
+	// nil when there is nothing to print.
+	ServerDefaults *ServerDefaults
+	// Servers are the server slots.
+	Servers []ServerData
+}
+
+// CookieData is the sticky-session cookie. Server cookie values are
+// dynamic: HAProxy derives them from each server's address and port and
+// the dynamic-cookie-key of the defaults section, so they are the same on
+// every router and follow address changes made through the runtime API.
+type CookieData struct {
+	Name string
+	// Secure adds "secure" and SameSite (Lax, Strict or None) the
+	// SameSite attribute; SameSite is empty when Secure is false.
+	Secure   bool
+	SameSite string
+}
+
+// AllowListData restricts the source addresses that may connect.
+type AllowListData struct {
+	// Inline lists addresses and CIDRs (canonical form); File names a
+	// file of them instead, for long lists.
+	Inline []string
+	File   string
+}
+
+// RateLimitData limits connections and requests per source address.
+type RateLimitData struct {
+	// Store is the stick-table's data types.
+	Store string
+	// Thresholds; 0 means no limit of that kind.
+	ConcurrentTCP, RateTCP, RateHTTP int32
+}
+
+// HeaderAction sets or deletes a request or response header.
+type HeaderAction struct {
+	// Verb is set-header or del-header.
+	Verb string
+	// Name is the quoted header name; Value the quoted HAProxy format
+	// string (empty for del-header).
+	Name, Value string
+}
+
+// ServerDefaults are the options every server slot of a backend shares.
+type ServerDefaults struct {
+	// CheckInterval turns on health checks; empty for none (one
+	// endpoint or fewer).
+	CheckInterval string
+	// MaxConn caps connections per server; 0 for no cap.
+	MaxConn int32
+	// SSL is nil for plain connections to the endpoints (reencrypt
+	// routes have it).
+	SSL *ServerSSL
+}
+
+// ServerSSL is how reencrypt routes talk TLS to their endpoints.
+type ServerSSL struct {
+	// Verify is required or none; CAFile is set when required.
+	Verify string
+	CAFile string
+}
+
+// ServerData is one server slot. Slots without an endpoint are disabled
+// and point at a placeholder address, so that endpoints can be added
+// later through the runtime API without a reload.
+type ServerData struct {
+	// Name is s0, s1, ...
+	Name string
+	// Endpoint is Address and Port as HAProxy writes them: 10.0.0.1:8080,
+	// [fd00::1]:8080.
+	Endpoint string
+	Address  string
+	Port     int32
+	// Weight is 0 to 256 (1 in disabled slots, where it is not printed:
+	// the runtime API sets it when it enables the slot).
+	Weight  int32
+	Enabled bool
+	// VerifyHost is the quoted host name the endpoint's certificate must
+	// carry, or empty.
+	VerifyHost string
+}
+
+// Names of the built-in templates.
+const (
+	configTemplate  = "haproxy.cfg"
+	backendTemplate = "backend"
+)
+
+// builtinTemplates is the built-in configuration.
+const builtinTemplates = `{{define "http-routing"}}
+  option forwardfor
+  http-request del-header Proxy
+  http-request set-var(txn.host) req.hdr(host),field(1,:),lower,regsub(\.$,)
+  http-request set-var-fmt(txn.key) "%[var(txn.host)]%[path]"
+  http-request set-var(txn.wkey) var(txn.key),regsub(^[^./]*,*)
+  http-request set-var(txn.be) var(txn.key),map_str({{.ExactMap}})
+  http-request set-var(txn.be) var(txn.key),map_beg({{.PrefixMap}}) if !{ var(txn.be) -m found }
+  http-request set-var(txn.be) var(txn.wkey),map_str({{.ExactMap}}) if !{ var(txn.be) -m found }
+  http-request set-var(txn.be) var(txn.wkey),map_beg({{.PrefixMap}}) if !{ var(txn.be) -m found }
+{{- if .Redirect}}
+  http-request redirect location https://%[var(txn.host)]%[pathq] code 302 if { var(txn.be) -m str {{.Redirect}} }
+{{- end}}
+  http-request set-header X-Forwarded-Host %[req.hdr(host)]
+  http-request set-header X-Forwarded-Port %[dst_port]
+  http-request set-header X-Forwarded-Proto {{.Proto}}
+  use_backend %[var(txn.be)] if { var(txn.be) -m found }
+{{- end}}
+
+{{- define "passthrough-routing"}}
+  tcp-request inspect-delay {{.InspectDelay}}
+  tcp-request content set-var(txn.sni) req_ssl_sni,lower,regsub(\.$,)
+  tcp-request content set-var(txn.be) var(txn.sni),map_str({{.SNIMap}})
+  tcp-request content set-var(txn.be) var(txn.sni),regsub(^[^.]*,*),map_str({{.SNIMap}}) if !{ var(txn.be) -m found }
+  tcp-request content accept if { req_ssl_hello_type 1 }
+  use_backend %[var(txn.be)] if { var(txn.be) -m found }
+  use_backend {{.SNIBackend}} if { req_ssl_sni -m found }
+  default_backend {{.NoSNIBackend}}
+{{- end}}
+
+{{- define "haproxy.cfg" -}}
+# Generated by routeshift. Do not edit: the router rewrites it.
+global
+  maxconn {{.Global.MaxConn}}
+  no strict-limits
+{{- if .Global.Threads}}
+  nbthread {{.Global.Threads}}
+{{- end}}
+  stats socket {{.Global.AdminSocket}} mode 600 level admin expose-fd listeners
+{{- with .Global.Syslog}}
+  log {{.Address}} {{.Facility}} {{.Level}}
+{{- end}}
+  ssl-default-bind-options {{.Global.SSLBindOptions}}
+{{- with .Global.Ciphers}}
+  ssl-default-bind-ciphers {{.}}
+{{- end}}
+{{- with .Global.CipherSuites}}
+  ssl-default-bind-ciphersuites {{.}}
+{{- end}}
+  tune.ssl.default-dh-param 2048
+
+defaults common
+  mode http
+  maxconn {{.Defaults.MaxConn}}
+{{- with .Global.Syslog}}
+  log global
+{{- if .Format}}
+  log-format {{.Format}}
+{{- else}}
+  option httplog
+{{- end}}
+{{- end}}
+  timeout connect {{.Defaults.Timeouts.Connect}}
+  timeout client {{.Defaults.Timeouts.Client}}
+  timeout client-fin {{.Defaults.Timeouts.ClientFin}}
+  timeout server {{.Defaults.Timeouts.Server}}
+  timeout server-fin {{.Defaults.Timeouts.ServerFin}}
+  timeout http-request {{.Defaults.Timeouts.HTTPRequest}}
+  timeout http-keep-alive {{.Defaults.Timeouts.HTTPKeepAlive}}
+  timeout tunnel {{.Defaults.Timeouts.Tunnel}}
+{{- with .Defaults.Compression}}
+  compression algo {{.Algorithm}}
+  compression type{{range .Types}} {{.}}{{end}}
+{{- end}}
+{{- with .HTTP}}
+
+frontend public from common
+  bind {{.Bind}}{{if .AcceptProxy}} accept-proxy{{end}}
+{{- template "http-routing" .Routing}}
+  default_backend {{$.DefaultBackend}}
+{{- end}}
+{{- with .HTTPS}}
+
+frontend public_ssl from common
+  mode tcp
+  bind {{.Bind}}{{if .AcceptProxy}} accept-proxy{{end}}
+{{- if $.Global.Syslog}}
+  option tcplog
+{{- end}}
+{{- template "passthrough-routing" .}}
+{{- end}}
+{{- range $fe := .Terminating}}
+
+backend {{$fe.Backend}} from common
+  mode tcp
+  server {{$fe.Name}} {{$fe.Bind}} send-proxy-v2
+
+frontend {{$fe.Name}} from common
+  bind {{$fe.Bind}} ssl crt {{$fe.DefaultCertificate}}{{with $fe.CrtList}} crt-list {{.}}{{end}}{{if $fe.StrictSNI}} strict-sni{{end}} accept-proxy
+{{- template "http-routing" $fe.Routing}}
+  default_backend {{$.DefaultBackend}}
+{{- end}}
+
+backend {{.DefaultBackend}} from common
+  http-request return status 503 content-type text/plain string "Application is not available"
+{{- with .Stats}}
+
+listen stats from common
+  bind {{.Bind}}
+  stats enable
+  stats uri /
+{{- with .Auth}}
+  stats auth {{.}}
+{{- end}}
+  monitor-uri /healthz
+{{- end}}
+
+defaults http_route from common
+  option redispatch
+  balance {{.Defaults.HTTPBalance}}
+  timeout check {{.Defaults.CheckTimeout}}
+  dynamic-cookie-key routeshift
+
+defaults tcp_route from common
+  mode tcp
+  balance {{.Defaults.TCPBalance}}
+  hash-type consistent
+  timeout check {{.Defaults.CheckTimeout}}
+{{end}}
+
+{{- define "backend" -}}
+backend {{.Name}} from {{.Defaults}}
+{{- with .Unavailable}}
+  # not served: {{.}}
+{{- end}}
+{{- with .Balance}}
+  balance {{.}}
+{{- end}}
+{{- with .AllowList}}
+  acl allowlist src{{with .File}} -f {{.}}{{end}}{{range .Inline}} {{.}}{{end}}
+  tcp-request content reject if !allowlist
+{{- end}}
+{{- with .RateLimit}}
+  stick-table type ip size 100k expire 30s store {{.Store}}
+  tcp-request content track-sc2 src
+{{- if .ConcurrentTCP}}
+  tcp-request content reject if { src_conn_cur ge {{.ConcurrentTCP}} }
+{{- end}}
+{{- if .RateTCP}}
+  tcp-request content reject if { src_conn_rate ge {{.RateTCP}} }
+{{- end}}
+{{- if .RateHTTP}}
+  tcp-request content reject if { src_http_req_rate ge {{.RateHTTP}} }
+{{- end}}
+{{- end}}
+{{- with .TimeoutServer}}
+  timeout server {{.}}
+{{- end}}
+{{- with .TimeoutTunnel}}
+  timeout tunnel {{.}}
+{{- end}}
+{{- with .Cookie}}
+  cookie {{.Name}} insert indirect nocache httponly dynamic{{if .Secure}} secure attr SameSite={{.SameSite}}{{end}}
+{{- end}}
+{{- with .HSTS}}
+  http-response set-header Strict-Transport-Security {{.}}
+{{- end}}
+{{- range .RequestHeaders}}
+  http-request {{.Verb}} {{.Name}}{{with .Value}} {{.}}{{end}}
+{{- end}}
+{{- range .ResponseHeaders}}
+  http-response {{.Verb}} {{.Name}}{{with .Value}} {{.}}{{end}}
+{{- end}}
+{{- with .ServerDefaults}}
+  default-server{{with .CheckInterval}} check inter {{.}}{{end}}{{with .MaxConn}} maxconn {{.}}{{end}}{{with .SSL}} ssl verify {{.Verify}}{{with .CAFile}} ca-file {{.}}{{end}}{{end}}
+{{- end}}
+{{- range .Servers}}
+  server {{.Name}} {{.Endpoint}}{{if .Enabled}} weight {{.Weight}}{{else}} disabled{{end}}{{with .VerifyHost}} verifyhost {{.}}{{end}}
+{{- end}}
+{{end}}`
+
+// loadTemplates parses the built-in templates and, when file is not empty,
+// the file's on top of them. The file's templates keep its name, so that
+// errors, at parse and execution time, name the file and the line.
+func loadTemplates(file string) (*template.Template, error) {
+	t, err := template.New("built-in").Option("missingkey=error").Parse(builtinTemplates)
+	if err != nil {
+		return nil, fmt.Errorf("built-in templates: %w", err)
+	}
+	if file == "" {
+		return t, nil
+	}
+	text, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("TEMPLATE_FILE: %w", err)
+	}
+	// The file's {{define}}s replace the built-in templates of the same
+	// names; its top-level text, unless only white space, replaces
+	// "haproxy.cfg".
+	top, err := t.New(file).Parse(string(text))
+	if err != nil {
+		return nil, fmt.Errorf("TEMPLATE_FILE: %w", err)
+	}
+	if !parse.IsEmptyTree(top.Tree.Root) {
+		if _, err := t.AddParseTree(configTemplate, top.Tree); err != nil {
+			return nil, fmt.Errorf("TEMPLATE_FILE: %w", err)
+		}
+	}
+	return t, nil
+}

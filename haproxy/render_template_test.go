@@ -1,0 +1,115 @@
+package haproxy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeTemplate(t *testing.T, text string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "haproxy-config.template")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func TestTemplateFileReplacesBackend(t *testing.T) {
+	file := writeTemplate(t, `{{define "backend"}}backend {{.Name}} from {{.Defaults}}
+  # route {{.Route}}
+{{- range .Servers}}
+  server {{.Name}} {{.Endpoint}}{{if .Enabled}} weight {{.Weight}}{{else}} disabled{{end}}
+{{- end}}
+{{end}}`)
+	r := newTestRenderer(t, func(c *DataPlaneConfig) { c.TemplateFile = file })
+	out := mustRender(t, r, snapshotOf([]*Route{served("ns", "r", "www.example.com")}, eps("ns", "r", "10.0.0.1")))
+	want := "backend be_http:ns:r from http_route\n  # route ns/r\n  server s0 10.0.0.1:8080 weight 1\n" + threeFreeSlots
+	if got := backendText(t, out, "be_http:ns:r"); got != want {
+		t.Errorf("backend:\n%s\nwant:\n%s", got, want)
+	}
+	// The built-in haproxy.cfg stays.
+	if !strings.Contains(string(out.Files[configFile].Data), "frontend public from common") {
+		t.Error("the built-in haproxy.cfg template is gone")
+	}
+	haproxyCheck(t, r, out)
+}
+
+func TestTemplateFileReplacesConfig(t *testing.T) {
+	file := writeTemplate(t, `# custom
+global
+  maxconn {{.Global.MaxConn}}
+defaults http_route
+  mode http
+  timeout connect 5s
+  timeout client 5s
+  timeout server 5s
+defaults tcp_route
+  mode tcp
+  timeout connect 5s
+  timeout client 5s
+  timeout server 5s
+`)
+	r := newTestRenderer(t, func(c *DataPlaneConfig) { c.TemplateFile = file })
+	out := mustRender(t, r, snapshotOf([]*Route{served("ns", "r", "www.example.com")}))
+	if got := string(out.Files[configFile].Data); !strings.HasPrefix(got, "# custom\nglobal\n  maxconn 20000\n") {
+		t.Errorf("haproxy.cfg:\n%s", got)
+	}
+}
+
+func TestTemplateFileErrors(t *testing.T) {
+	cases := []struct {
+		name, text string
+		want       []string
+	}{
+		{"syntax error", "global\n  maxconn {{.Global.MaxConn\n", []string{"TEMPLATE_FILE", "haproxy-config.template:3: unclosed action started at", "haproxy-config.template:2"}},
+		{"unknown field", "global\n  maxconn {{.Global.MaxConnections}}\n", []string{"TEMPLATE_FILE", "haproxy-config.template:2:", "MaxConnections"}},
+		{"unknown field in the backend", `{{define "backend"}}backend {{.Nmae}}{{end}}`, []string{"TEMPLATE_FILE", "haproxy-config.template:1:", "Nmae"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := testDataPlane(t.TempDir())
+			cfg.TemplateFile = writeTemplate(t, c.text)
+			_, err := NewRenderer(cfg)
+			for _, w := range c.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("error %v, want one with %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestTemplateFailsForOneRoute: a template that fails on one route makes
+// Render fail with the template's and the route's names, and keeps nothing
+// of that snapshot.
+func TestTemplateFailsForOneRoute(t *testing.T) {
+	file := writeTemplate(t, `{{define "backend"}}backend {{.Name}} from {{.Defaults}}
+{{- if eq .Route "ns/bad"}}{{index .Servers 9}}{{end}}
+{{- range .Servers}}
+  server {{.Name}} {{.Endpoint}}{{if .Enabled}} weight {{.Weight}}{{else}} disabled{{end}}
+{{- end}}
+{{end}}`)
+	r := newTestRenderer(t, func(c *DataPlaneConfig) { c.TemplateFile = file })
+	good := snapshotOf([]*Route{served("ns", "good", "good.example.com")})
+	mustRender(t, r, good)
+	bad := nextSnapshot(good, map[string]*Route{"ns/bad": served("ns", "bad", "bad.example.com")}, nil)
+	_, err := r.Render(bad)
+	if err == nil || !strings.Contains(err.Error(), "ns/bad") || !strings.Contains(err.Error(), `"backend"`) {
+		t.Fatalf("error %v, want one naming the route and the template", err)
+	}
+	// The next snapshot drops the bad route: compared with the last good
+	// output, only the new route shows.
+	fixed := nextSnapshot(bad, map[string]*Route{"ns/bad": nil, "ns/other": served("ns", "other", "other.example.com")}, nil)
+	out := mustRender(t, r, fixed)
+	if strings.Contains(strings.Join(out.Changed, " "), "bad") || len(out.Removed) != 0 {
+		t.Errorf("changed %v, removed %v", out.Changed, out.Removed)
+	}
+	if _, ok := r.routes["ns/bad"]; ok {
+		t.Error("the failed route was kept")
+	}
+	if !strings.Contains(string(out.Files[mapFiles[httpPrefix]].Data), "other.example.com/ be_http:ns:other") {
+		t.Error("the new route is not routed")
+	}
+}
