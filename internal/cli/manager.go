@@ -56,9 +56,12 @@ func (o *managerOptions) addFlags(f *pflag.FlagSet, leaderElection bool) {
 }
 
 func (o *managerOptions) restConfig() (*rest.Config, error) {
-	cfg, err := ctrl.GetConfig()
+	var cfg *rest.Config
+	var err error
 	if o.kubeconfig != "" {
 		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	} else {
+		cfg, err = ctrl.GetConfig()
 	}
 	if err != nil {
 		return nil, err

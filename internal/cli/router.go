@@ -7,9 +7,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -18,9 +19,11 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/routeshift/routeshift/certs"
 	"github.com/routeshift/routeshift/haproxy"
 	"github.com/routeshift/routeshift/internal/input"
 	"github.com/routeshift/routeshift/routecore"
@@ -73,11 +76,27 @@ func runRouter(ctx context.Context, m *managerOptions, cfg haproxy.Config, stder
 	if err != nil {
 		return fmt.Errorf("connecting to the cluster: %w", err)
 	}
+	return runRouterWith(ctx, restConfig, cfg, "haproxy")
+}
+
+// runRouterWith runs a router with its data plane (HAProxy from
+// haproxyPath) and its health and metrics listener.
+func runRouterWith(ctx context.Context, restConfig *rest.Config, cfg haproxy.Config, haproxyPath string) error {
+	renderer, err := haproxy.NewRenderer(cfg.DataPlane)
+	if err != nil {
+		return err
+	}
 	r := haproxy.NewRouter(cfg)
-	health := newRouterHealth(r.Feed())
+	process := haproxy.NewProcess(cfg.DataPlane, renderer, r.Feed().Subscribe())
+	process.HAProxy = haproxyPath
+	if cfg.DataPlane.MetricsType == "haproxy" {
+		if err := haproxy.Registry.Register(haproxy.NewExporter(cfg.DataPlane, process.Stats)); err != nil {
+			return err
+		}
+	}
+	health := &routerHealth{ready: process.Ready}
 	server := &http.Server{Addr: cfg.DataPlane.ListenAddr, Handler: health.mux(), ReadHeaderTimeout: 10 * time.Second}
 	serve := haproxy.EveryReplica(func(ctx context.Context) error {
-		go health.watch(ctx)
 		go func() {
 			<-ctx.Done()
 			shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -89,38 +108,23 @@ func runRouter(ctx context.Context, m *managerOptions, cfg haproxy.Config, stder
 		}
 		return nil
 	})
-	ctrl.Log.Info("starting the router", "name", cfg.Name, "namespace", cfg.Namespace, "listen", cfg.DataPlane.ListenAddr)
-	return r.Run(ctx, restConfig, haproxy.RunOptions{Runnables: []manager.Runnable{serve}})
+	ctrl.Log.Info("starting the router", "name", cfg.Name, "namespace", cfg.Namespace, "listen", cfg.DataPlane.ListenAddr,
+		"http", cfg.DataPlane.HTTPPort, "https", cfg.DataPlane.HTTPSPort)
+	return r.Run(ctx, restConfig, haproxy.RunOptions{Runnables: []manager.Runnable{serve, process}})
 }
 
-// routerHealth answers /healthz (the process runs) and /healthz/ready (the
-// first complete model is published).
+// routerHealth answers /healthz (the process runs) and /healthz/ready
+// (HAProxy serves the first complete configuration).
 type routerHealth struct {
-	feed  *haproxy.Feed
-	ready atomic.Bool
-}
-
-func newRouterHealth(f *haproxy.Feed) *routerHealth { return &routerHealth{feed: f} }
-
-func (h *routerHealth) watch(ctx context.Context) {
-	sub := h.feed.Subscribe()
-	for {
-		snap, ok := sub.Next(ctx)
-		if !ok {
-			return
-		}
-		if snap.Synced {
-			h.ready.Store(true)
-		}
-	}
+	ready func() bool
 }
 
 func (h *routerHealth) mux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/healthz/ready", func(w http.ResponseWriter, _ *http.Request) {
-		if !h.ready.Load() {
-			http.Error(w, "waiting for the first complete model", http.StatusServiceUnavailable)
+		if !h.ready() {
+			http.Error(w, "HAProxy does not serve a complete configuration yet", http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ok")
@@ -144,6 +148,9 @@ type renderOptions struct {
 	namespace   string
 	routeSuffix string
 	output      string
+	dir         string
+	check       bool
+	haproxy     string
 	stderr      io.Writer
 }
 
@@ -185,6 +192,9 @@ router would write instead. The exit status is 0 when every Route could be judge
 	f.StringVarP(&o.namespace, "input-namespace", "n", "default", "namespace of objects that name none")
 	f.StringVar(&o.routeSuffix, "route-suffix", routecore.DefaultRouteSuffix, "DNS suffix of generated hosts, as the webhook's")
 	f.StringVarP(&o.output, "output", "o", "", `"yaml" prints the Routes with this router's status entry`)
+	f.StringVar(&o.dir, "dir", "", "write the HAProxy configuration (haproxy.cfg, maps, certificates) into this directory")
+	f.BoolVar(&o.check, "check", false, "check the written configuration with haproxy -c (needs --dir)")
+	f.StringVar(&o.haproxy, "haproxy", "haproxy", "HAProxy binary for --check")
 	parse = haproxy.AddFlags(f, os.Getenv)
 	return cmd
 }
@@ -206,6 +216,9 @@ func (o *renderOptions) run(cfg haproxy.Config, stdin io.Reader, stdout, stderr 
 		}
 	}
 	snap := store.Commit(true)
+	if err := o.writeConfig(cfg, snap); err != nil {
+		return err
+	}
 	id := haproxy.StatusIdentity{RouterName: cfg.Name, CanonicalHostname: cfg.CanonicalHostname}
 	var printed []any
 	for _, r := range routes {
@@ -227,6 +240,49 @@ func (o *renderOptions) run(cfg haproxy.Config, stdin io.Reader, stdout, stderr 
 		}
 	}
 	return printYAML(stdout, printed)
+}
+
+// writeConfig renders the configuration into --dir and checks it.
+func (o *renderOptions) writeConfig(cfg haproxy.Config, snap haproxy.Snapshot) error {
+	if o.dir == "" {
+		if o.check {
+			return errors.New("--check needs --dir")
+		}
+		return nil
+	}
+	abs, err := filepath.Abs(o.dir)
+	if err != nil {
+		return err
+	}
+	cfg.DataPlane.WorkingDir = abs
+	renderer, err := haproxy.NewRenderer(cfg.DataPlane)
+	if err != nil {
+		return err
+	}
+	out, err := renderer.Render(snap)
+	if err != nil {
+		return err
+	}
+	for rel, f := range out.Files {
+		path := filepath.Join(abs, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		if err := certs.WriteFileAtomic(path, f.Data, f.Mode); err != nil {
+			return err
+		}
+	}
+	if !o.check {
+		return nil
+	}
+	args := []string{"-c", "-q"}
+	for _, a := range out.ConfigArgs {
+		args = append(args, "-f", filepath.Join(abs, a))
+	}
+	if msg, err := exec.Command(o.haproxy, args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("haproxy -c refuses the configuration in %s: %v\n%s", o.dir, err, msg)
+	}
+	return nil
 }
 
 // syntheticUID prefixes the UIDs render gives Routes read from files; they

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -22,6 +23,10 @@ type Router struct {
 	*Process
 	// ListenPort serves /healthz, /healthz/ready and /metrics.
 	ListenPort int
+	// HTTPPort and HTTPSPort are HAProxy's public ports on 127.0.0.1.
+	HTTPPort, HTTPSPort int
+	// WorkingDir holds HAProxy's configuration.
+	WorkingDir string
 }
 
 // StartRouter runs a router named name with extra flags and waits until it
@@ -44,24 +49,32 @@ func (cp *ControlPlane) StartRouter(t testing.TB, name string, flags ...string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := FreePort()
+	var ports [5]int
+	for i := range ports {
+		if ports[i], err = FreePort(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	work, err := os.MkdirTemp(cp.tempDir, "router-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	args := append([]string{"router", "--kubeconfig", kubeconfig, "--name", name, "--namespace", "routeshift",
-		"--listen-addr", fmt.Sprintf("127.0.0.1:%d", port), "--log-level", "debug"}, flags...)
+		"--listen-addr", fmt.Sprintf("127.0.0.1:%d", ports[0]), "--log-level", "debug",
+		"--bind-address", "127.0.0.1", "--http-port", fmt.Sprint(ports[1]), "--https-port", fmt.Sprint(ports[2]),
+		"--sni-port", fmt.Sprint(ports[3]), "--no-sni-port", fmt.Sprint(ports[4]), "--working-dir", work}, flags...)
 	p, err := startProcess("routeshift router "+name, bin, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Router{Process: p, ListenPort: port}
+	r := &Router{Process: p, ListenPort: ports[0], HTTPPort: ports[1], HTTPSPort: ports[2], WorkingDir: work}
 	t.Cleanup(func() {
 		if err := p.Stop(); err != nil {
 			t.Errorf("router %s did not stop cleanly: %v\n%s", name, err, p.Output())
 		}
 	})
-	if err := WaitHTTP(ctx, fmt.Sprintf("http://127.0.0.1:%d/healthz/ready", port), 60*time.Second, p); err != nil {
-		t.Fatal(err)
+	if err := WaitHTTP(ctx, fmt.Sprintf("http://127.0.0.1:%d/healthz/ready", ports[0]), 60*time.Second, p); err != nil {
+		t.Fatalf("%v\nrouter output:\n%s", err, p.Output())
 	}
 	return r
 }

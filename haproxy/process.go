@@ -1,0 +1,508 @@
+package haproxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/routeshift/routeshift/certs"
+)
+
+var (
+	reloadSeconds = prometheus.NewSummary(prometheus.SummaryOpts{
+		Name: "template_router_reload_seconds",
+		Help: "Measures the time spent reloading the router in seconds.",
+	})
+	writeConfigSeconds = prometheus.NewSummary(prometheus.SummaryOpts{
+		Name: "template_router_write_config_seconds",
+		Help: "Measures the time spent writing out the router configuration to disk in seconds.",
+	})
+	reloadFailures = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "routeshift_router_reload_failures_total",
+		Help: "Configurations HAProxy refused (the previous one kept serving).",
+	})
+	reloadsTotal = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "routeshift_router_reloads_total",
+		Help: "HAProxy reloads.",
+	})
+	runtimeUpdates = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "routeshift_router_runtime_updates_total",
+		Help: "Server changes applied through HAProxy's runtime API, without a reload.",
+	})
+	haproxyRestarts = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "routeshift_router_haproxy_restarts_total",
+		Help: "Times HAProxy died and was started again.",
+	})
+)
+
+func init() {
+	Registry.MustRegister(reloadSeconds, writeConfigSeconds, reloadFailures, reloadsTotal, runtimeUpdates, haproxyRestarts)
+}
+
+// Process runs HAProxy in master-worker mode as a child process and keeps
+// it serving the latest snapshot: configuration files are written
+// atomically; changes that only move servers within their slots go through
+// the runtime API; other changes reload HAProxy hitlessly (the master hands
+// the listening sockets to the new worker), at most once per
+// RELOAD_INTERVAL after the first; a configuration HAProxy refuses never
+// replaces the one serving; HAProxy dying is noticed and it is restarted.
+type Process struct {
+	cfg       DataPlaneConfig
+	renderer  *Renderer
+	snapshots *Subscription
+	// HAProxy is the haproxy binary (default: "haproxy" from $PATH).
+	HAProxy string
+
+	mu         sync.Mutex
+	cmd        *exec.Cmd
+	exited     chan struct{}
+	lastGood   map[string]File // files of the configuration HAProxy runs
+	configArgs []string
+	ready      atomic.Bool
+	lastLoad   time.Time
+	stopping   atomic.Bool
+	pending    *Output // rendered, not yet loaded (waiting for RELOAD_INTERVAL)
+	pendingOK  bool    // pending holds a synced snapshot
+	failing    bool    // the last load failed: the files on disk are lastGood
+}
+
+// NewProcess returns a Process that renders with renderer and serves the
+// snapshots of sub.
+func NewProcess(cfg DataPlaneConfig, renderer *Renderer, sub *Subscription) *Process {
+	return &Process{cfg: cfg, renderer: renderer, snapshots: sub, HAProxy: "haproxy"}
+}
+
+// Ready reports whether HAProxy serves a complete configuration.
+func (p *Process) Ready() bool { return p.ready.Load() }
+
+// NeedLeaderElection is false: every replica serves.
+func (p *Process) NeedLeaderElection() bool { return false }
+
+func (p *Process) path(rel string) string { return filepath.Join(p.cfg.WorkingDir, rel) }
+
+// Start serves until ctx ends, then stops HAProxy gracefully.
+func (p *Process) Start(ctx context.Context) error {
+	log := logf.FromContext(ctx).WithName("haproxy")
+	for _, dir := range []string{"conf/backends", "conf/maps", "certs", "cacerts", "allowlists", "run"} {
+		if err := os.MkdirAll(p.path(dir), 0o700); err != nil {
+			return fmt.Errorf("working directory: %w", err)
+		}
+	}
+	defer p.stop()
+	tick := time.NewTicker(p.cfg.ReloadInterval)
+	defer tick.Stop()
+	snapshots := make(chan Snapshot)
+	go func() {
+		defer close(snapshots)
+		for {
+			s, ok := p.snapshots.Next(ctx)
+			if !ok {
+				return
+			}
+			select {
+			case snapshots <- s:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for {
+		var exited chan struct{}
+		p.mu.Lock()
+		exited = p.exited
+		p.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil
+		case snap, ok := <-snapshots:
+			if !ok {
+				return nil
+			}
+			if !snap.Synced && p.cfg.BindPortsAfterSync {
+				continue
+			}
+			if err := p.apply(ctx, snap); err != nil {
+				log.Error(err, "applying the configuration")
+			}
+		case <-tick.C:
+			if err := p.flush(ctx, false); err != nil {
+				log.Error(err, "loading the configuration")
+			}
+		case <-exited:
+			if p.stopping.Load() {
+				return nil
+			}
+			haproxyRestarts.Inc()
+			log.Info("HAProxy exited; starting it again with the last good configuration")
+			p.ready.Store(false)
+			if err := p.startHAProxy(ctx); err != nil {
+				log.Error(err, "restarting HAProxy")
+				time.Sleep(time.Second)
+			} else {
+				p.ready.Store(true)
+			}
+		}
+	}
+}
+
+// apply renders a snapshot and either updates servers at runtime or
+// schedules a reload.
+func (p *Process) apply(ctx context.Context, snap Snapshot) error {
+	out, err := p.renderer.Render(snap)
+	if err != nil {
+		reloadFailures.Inc()
+		return fmt.Errorf("rendering (the running configuration keeps serving): %w", err)
+	}
+	p.configArgs = out.ConfigArgs
+	if p.failing {
+		// After a refused configuration the disk holds lastGood, not what
+		// the renderer rendered last: write whatever differs from it.
+		out.Changed, out.Removed, out.Reload = diffFiles(p.lastGood, out.Files), removedFiles(p.lastGood, out.Files), true
+	}
+	if p.pending != nil {
+		out.Reload = out.Reload || p.pending.Reload
+		out.Changed = mergeSorted(p.pending.Changed, out.Changed)
+		out.Removed = mergeSorted(p.pending.Removed, out.Removed)
+	}
+	start := time.Now()
+	if err := p.writeFiles(out); err != nil {
+		return err
+	}
+	writeConfigSeconds.Observe(time.Since(start).Seconds())
+	switch {
+	case p.cmd == nil:
+		p.pending, p.pendingOK = out, snap.Synced
+		return p.flush(ctx, true)
+	case !out.Reload && p.pending == nil && !p.failing:
+		p.commit(out.Files)
+		err := p.updateServers(out.Servers)
+		if err == nil && snap.Synced {
+			p.ready.Store(true)
+		}
+		return err
+	}
+	p.pending, p.pendingOK = out, snap.Synced
+	return p.flush(ctx, false)
+}
+
+// diffFiles returns the paths whose content in next differs from have.
+func diffFiles(have, next map[string]File) []string {
+	var out []string
+	for path, f := range next {
+		if old, ok := have[path]; !ok || old.Mode != f.Mode || !bytes.Equal(old.Data, f.Data) {
+			out = append(out, path)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func removedFiles(have, next map[string]File) []string {
+	var out []string
+	for path := range have {
+		if _, ok := next[path]; !ok {
+			out = append(out, path)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func mergeSorted(a, b []string) []string {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// flush loads the pending configuration if RELOAD_INTERVAL has passed
+// since the last load (or now is true).
+func (p *Process) flush(ctx context.Context, now bool) error {
+	if p.pending == nil {
+		return nil
+	}
+	if !now && time.Since(p.lastLoad) < p.cfg.ReloadInterval {
+		return nil
+	}
+	out, synced := p.pending, p.pendingOK
+	p.pending = nil
+	if err := p.check(); err != nil {
+		reloadFailures.Inc()
+		p.failing = true
+		p.restore(out)
+		return fmt.Errorf("HAProxy refuses the new configuration (the previous one keeps serving; retrying on the next change): %w", err)
+	}
+	p.failing = false
+	p.commit(out.Files)
+	var err error
+	if p.cmd == nil {
+		err = p.startHAProxy(ctx)
+	} else {
+		err = p.reload(ctx)
+	}
+	if err == nil && synced {
+		p.ready.Store(true)
+	}
+	return err
+}
+
+// writeFiles writes the changed files atomically and removes the removed
+// ones. Keys and anything holding them get their mode from the renderer
+// (0600).
+func (p *Process) writeFiles(out *Output) error {
+	for _, rel := range out.Changed {
+		f := out.Files[rel]
+		if err := os.MkdirAll(filepath.Dir(p.path(rel)), 0o700); err != nil {
+			return err
+		}
+		if err := certs.WriteFileAtomic(p.path(rel), f.Data, f.Mode); err != nil {
+			return fmt.Errorf("writing %s: %w", rel, err)
+		}
+	}
+	for _, rel := range out.Removed {
+		if err := os.Remove(p.path(rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// restore puts the last good files back after a refused configuration, so
+// that a restart of HAProxy loads what it ran.
+func (p *Process) restore(out *Output) {
+	for _, rel := range append(slices.Clone(out.Changed), out.Removed...) {
+		if f, ok := p.lastGood[rel]; ok {
+			_ = certs.WriteFileAtomic(p.path(rel), f.Data, f.Mode)
+		} else {
+			_ = os.Remove(p.path(rel))
+		}
+	}
+}
+
+func (p *Process) commit(files map[string]File) { p.lastGood = files }
+
+func (p *Process) args() []string {
+	args := []string{"-W", "-db", "-S", p.path("run/master.sock")}
+	for _, f := range p.configArgs {
+		args = append(args, "-f", p.path(f))
+	}
+	return args
+}
+
+// check runs haproxy -c on the files as written.
+func (p *Process) check() error {
+	args := []string{"-c", "-q"}
+	for _, f := range p.configArgs {
+		args = append(args, "-f", p.path(f))
+	}
+	out, err := exec.Command(p.HAProxy, args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+func (p *Process) startHAProxy(ctx context.Context) error {
+	cmd := exec.Command(p.HAProxy, p.args()...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting HAProxy (%s): %w", p.HAProxy, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	p.mu.Lock()
+	p.cmd, p.exited = cmd, exited
+	p.mu.Unlock()
+	if err := p.waitForWorker(ctx, -1); err != nil {
+		return err
+	}
+	reloadSeconds.Observe(time.Since(start).Seconds())
+	p.lastLoad = time.Now()
+	logf.FromContext(ctx).WithName("haproxy").Info("HAProxy started", "pid", cmd.Process.Pid)
+	return nil
+}
+
+// reload asks the master to load the configuration again: it starts a new
+// worker, which takes the listening sockets over; the old worker finishes
+// its connections.
+func (p *Process) reload(ctx context.Context) error {
+	before, _, err := p.reloads()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := p.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
+		return err
+	}
+	if err := p.waitForWorker(ctx, before); err != nil {
+		return err
+	}
+	reloadsTotal.Inc()
+	reloadSeconds.Observe(time.Since(start).Seconds())
+	p.lastLoad = time.Now()
+	return nil
+}
+
+var showProcMaster = regexp.MustCompile(`(?m)^\d+\s+master\s+(\d+) \[failed: (\d+)\]`)
+
+// reloads returns the master's reload and failed-reload counts.
+func (p *Process) reloads() (int, int, error) {
+	out, err := p.master("show proc")
+	if err != nil {
+		return 0, 0, err
+	}
+	m := showProcMaster.FindStringSubmatch(out)
+	if m == nil {
+		return 0, 0, fmt.Errorf("unexpected show proc output: %q", out)
+	}
+	n, _ := strconv.Atoi(m[1])
+	f, _ := strconv.Atoi(m[2])
+	return n, f, nil
+}
+
+// waitForWorker waits until the master reports more than before reloads
+// (before -1: any) and a worker runs.
+func (p *Process) waitForWorker(ctx context.Context, before int) error {
+	deadline := time.Now().Add(60 * time.Second)
+	_, failedBefore, _ := p.reloads()
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.exited:
+			return errors.New("HAProxy exited while loading its configuration")
+		case <-time.After(10 * time.Millisecond):
+		}
+		n, failed, err := p.reloads()
+		if err != nil {
+			continue
+		}
+		if before >= 0 && failed > failedBefore {
+			return errors.New("HAProxy could not load the configuration; the previous workers keep serving")
+		}
+		if n > before {
+			if out, err := p.master("show proc"); err == nil && strings.Contains(out, "worker") {
+				return nil
+			}
+		}
+	}
+	return errors.New("HAProxy did not report a new worker within 60s")
+}
+
+// updateServers sets servers through the runtime API of the current worker.
+func (p *Process) updateServers(updates []ServerUpdate) error {
+	var errs []error
+	for _, u := range updates {
+		for _, cmd := range serverCommands(u) {
+			out, err := p.master("@1 " + cmd)
+			if err == nil && strings.TrimSpace(out) != "" && !strings.Contains(out, "changed from") {
+				err = errors.New(strings.TrimSpace(out))
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", cmd, err))
+			}
+		}
+		runtimeUpdates.Inc()
+	}
+	return errors.Join(errs...)
+}
+
+// serverCommands are the runtime API commands that put a server slot in
+// the wanted state.
+func serverCommands(u ServerUpdate) []string {
+	name := u.Backend + "/" + u.Server
+	if !u.Enabled {
+		return []string{"set server " + name + " state maint"}
+	}
+	return []string{
+		fmt.Sprintf("set server %s addr %s port %d", name, u.Address, u.Port),
+		fmt.Sprintf("set server %s weight %d", name, u.Weight),
+		"set server " + name + " state ready",
+	}
+}
+
+// master sends one command to HAProxy's master CLI and returns its answer.
+func (p *Process) master(cmd string) (string, error) {
+	conn, err := net.DialTimeout("unix", p.path("run/master.sock"), 2*time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := conn.Write([]byte(cmd + "\n")); err != nil {
+		return "", err
+	}
+	// Closing our side tells the master the session is over: it answers
+	// and closes its side.
+	if uc, ok := conn.(*net.UnixConn); ok {
+		_ = uc.CloseWrite()
+	}
+	var b strings.Builder
+	sc := bufio.NewScanner(conn)
+	for sc.Scan() {
+		b.WriteString(sc.Text())
+		b.WriteByte('\n')
+	}
+	return b.String(), sc.Err()
+}
+
+// stop stops HAProxy: SIGUSR1 lets workers finish their connections; after
+// 10 s it is killed.
+func (p *Process) stop() {
+	p.stopping.Store(true)
+	p.ready.Store(false)
+	p.mu.Lock()
+	cmd, exited := p.cmd, p.exited
+	p.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGUSR1)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	}
+}
+
+// Stats returns the CSV of `show stat` from the current worker, for the
+// exporter.
+func (p *Process) Stats(ctx context.Context) (string, error) {
+	type result struct {
+		out string
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		out, err := p.master("@1 show stat")
+		ch <- result{out, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case r := <-ch:
+		return r.out, r.err
+	}
+}
