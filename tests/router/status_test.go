@@ -170,4 +170,3 @@ func writes(t *testing.T, r *framework.Router) int {
 	t.Fatalf("no status write counter in /metrics:\n%s", body)
 	return 0
 }
-
