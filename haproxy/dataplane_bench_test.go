@@ -1,0 +1,171 @@
+package haproxy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// BenchmarkWriteOneRouteChange measures what the router does on disk when
+// one route of 20,000 changes: render and write the changed files
+// atomically (the reload itself is HAProxy's time).
+func BenchmarkWriteOneRouteChange(b *testing.B) {
+	const n = 20000
+	c := newBenchCluster(b, n)
+	s := c.load()
+	d := Defaults().DataPlane
+	d.WorkingDir = b.TempDir()
+	renderer, err := NewRenderer(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := NewProcess(d, renderer, nil)
+	out, err := renderer.Render(s.Commit(true))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := p.writeFiles(out); err != nil {
+		b.Fatal(err)
+	}
+	r := c.routes[n/2]
+	i := 0
+	for b.Loop() {
+		i++
+		r = r.DeepCopy()
+		r.ResourceVersion = fmt.Sprint("w", i)
+		r.Spec.Path = fmt.Sprintf("/v%d", i%2)
+		s.SetRoute(r)
+		out, err := renderer.Render(s.Commit(true))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := p.writeFiles(out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkThroughput compares request throughput through HAProxy with 10
+// routes and with 10,000 routes, each request to a random route's host:
+// the lookup (exact host, then longest path) must not depend on the number
+// of routes. Routes point at 4 Go backends on loopback.
+//
+// "routing" runs with backends that close every connection, so both sizes
+// pay the same per-request connection cost and the ratio isolates routing.
+// "keepalive" lets HAProxy keep backend connections: with 10 routes they
+// are reused, with 10,000 routes (10,000 servers) random hosts rarely find
+// an idle one, which no routing design changes.
+func BenchmarkThroughput(b *testing.B) {
+	for _, variant := range []struct {
+		name      string
+		keepAlive bool
+	}{{"routing", false}, {"keepalive", true}} {
+		b.Run(variant.name, func(b *testing.B) {
+			var backends []Endpoint
+			for i := range 4 {
+				ip, port := benchBackend(b, fmt.Sprint("backend", i), variant.keepAlive)
+				backends = append(backends, Endpoint{IP: ip, Port: port})
+			}
+			results := map[int]float64{}
+			for _, n := range []int{10, 10000} {
+				results[n] = throughput(b, n, backends, 5*time.Second)
+				b.ReportMetric(results[n], fmt.Sprintf("req/s-%d-routes", n))
+			}
+			b.ReportMetric(results[10000]/results[10], "10000/10")
+		})
+	}
+}
+
+func benchBackend(b *testing.B, name string, keepAlive bool) (string, int32) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, name) })}
+	srv.SetKeepAlivesEnabled(keepAlive)
+	go srv.Serve(l)
+	b.Cleanup(func() { srv.Close() })
+	return "127.0.0.1", int32(l.Addr().(*net.TCPAddr).Port)
+}
+
+// throughput serves n routes and measures successful requests per second
+// from 8 keep-alive clients picking random hosts.
+func throughput(b *testing.B, n int, backends []Endpoint, duration time.Duration) float64 {
+	d := Defaults().DataPlane
+	d.WorkingDir = b.TempDir()
+	d.BindAddress = "127.0.0.1"
+	var ports [4]int
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+	}
+	d.HTTPPort, d.HTTPSPort, d.SNIPort, d.NoSNIPort = ports[0], ports[1], ports[2], ports[3]
+	s := NewStore(AdmissionConfig{AllowLoopbackEndpoints: true})
+	hosts := make([]string, n)
+	for i := range n {
+		ns := fmt.Sprintf("ns%d", i%50)
+		hosts[i] = fmt.Sprintf("r%d.bench.example.com", i)
+		r := rt(ns, fmt.Sprintf("r%d", i), hosts[i], i)
+		r.Spec.To.Name = r.Name
+		s.SetRoute(r)
+		e := backends[i%len(backends)]
+		s.SetEndpointSlice(sliceFor(ns, r.Name, e.IP, e.Port))
+	}
+	renderer, err := NewRenderer(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	feed := &Feed{}
+	p := NewProcess(d, renderer, feed.Subscribe())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- p.Start(ctx) }()
+	defer func() { cancel(); <-done }()
+	feed.Publish(s.Commit(true))
+	for deadline := time.Now().Add(2 * time.Minute); !p.Ready(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatal("HAProxy not ready")
+		}
+	}
+	var ok, failed atomic.Int64
+	stop := time.Now().Add(duration)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}}
+			url := fmt.Sprintf("http://127.0.0.1:%d/", d.HTTPPort)
+			for time.Now().Before(stop) {
+				req, _ := http.NewRequest(http.MethodGet, url, nil)
+				req.Host = hosts[rand.IntN(len(hosts))]
+				resp, err := client.Do(req)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					ok.Add(1)
+				} else {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if failed.Load() > 0 {
+		b.Errorf("%d routes: %d failed requests", n, failed.Load())
+	}
+	return float64(ok.Load()) / duration.Seconds()
+}
