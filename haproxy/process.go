@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -69,6 +70,8 @@ type Process struct {
 	snapshots *Subscription
 	// HAProxy is the haproxy binary (default: "haproxy" from $PATH).
 	HAProxy string
+	// Log receives HAProxy's own output (default: standard error).
+	Log io.Writer
 
 	mu         sync.Mutex
 	cmd        *exec.Cmd
@@ -321,6 +324,9 @@ func (p *Process) check() error {
 func (p *Process) startHAProxy(ctx context.Context) error {
 	cmd := exec.Command(p.HAProxy, p.args()...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if p.Log != nil {
+		cmd.Stdout, cmd.Stderr = p.Log, p.Log
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {

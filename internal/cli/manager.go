@@ -106,6 +106,12 @@ func (o *managerOptions) run(ctx context.Context, wh *webhookOptions, ctl *ingre
 	if err != nil {
 		return fmt.Errorf("connecting to the cluster: %w", err)
 	}
+	return o.start(ctx, cfg, wh, ctl)
+}
+
+// start is run with a rest config at hand (routeshift local).
+func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhookOptions, ctl *ingress.ControllerOptions) error {
+	var err error
 	shutdown := 20 * time.Second
 	opts := ctrl.Options{
 		Scheme:                  scheme(),

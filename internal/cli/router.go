@@ -76,19 +76,19 @@ func runRouter(ctx context.Context, m *managerOptions, cfg haproxy.Config, stder
 	if err != nil {
 		return fmt.Errorf("connecting to the cluster: %w", err)
 	}
-	return runRouterWith(ctx, restConfig, cfg, "haproxy")
+	return runRouterWith(ctx, restConfig, cfg, "haproxy", nil)
 }
 
 // runRouterWith runs a router with its data plane (HAProxy from
 // haproxyPath) and its health and metrics listener.
-func runRouterWith(ctx context.Context, restConfig *rest.Config, cfg haproxy.Config, haproxyPath string) error {
+func runRouterWith(ctx context.Context, restConfig *rest.Config, cfg haproxy.Config, haproxyPath string, haproxyLog io.Writer) error {
 	renderer, err := haproxy.NewRenderer(cfg.DataPlane)
 	if err != nil {
 		return err
 	}
 	r := haproxy.NewRouter(cfg)
 	process := haproxy.NewProcess(cfg.DataPlane, renderer, r.Feed().Subscribe())
-	process.HAProxy = haproxyPath
+	process.HAProxy, process.Log = haproxyPath, haproxyLog
 	if cfg.DataPlane.MetricsType == "haproxy" {
 		if err := haproxy.Registry.Register(haproxy.NewExporter(cfg.DataPlane, process.Stats)); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
@@ -122,10 +123,24 @@ var (
 // Routeshift returns the path of a routeshift binary built from the
 // repository for this test run.
 func (cp *ControlPlane) Routeshift() (string, error) {
+	return buildRouteshift(cp.tempDir, cp.RepoRoot)
+}
+
+// BuildRouteshift builds routeshift from the repository into a temporary
+// directory of t, for tests without a control plane of their own.
+func BuildRouteshift(t testing.TB) (string, error) {
+	root, err := findRepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return buildRouteshift(t.TempDir(), root)
+}
+
+func buildRouteshift(dir, repoRoot string) (string, error) {
 	buildOnce.Do(func() {
-		out := filepath.Join(cp.tempDir, "routeshift")
+		out := filepath.Join(dir, "routeshift")
 		cmd := exec.Command("go", "build", "-o", out, ".")
-		cmd.Dir = cp.RepoRoot
+		cmd.Dir = repoRoot
 		if output, err := cmd.CombinedOutput(); err != nil {
 			buildFailure = fmt.Errorf("building routeshift: %v\n%s", err, output)
 			return

@@ -1,0 +1,627 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/yaml"
+
+	"github.com/routeshift/routeshift/haproxy"
+	"github.com/routeshift/routeshift/ingress"
+	"github.com/routeshift/routeshift/manifests"
+	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/webhook"
+)
+
+// ReadyLine is what `routeshift local` prints once everything serves.
+const ReadyLine = "routeshift local is ready."
+
+// localDomain ends the demo hosts: curl and browsers resolve every
+// *.localhost name to the loopback address, so the printed commands work
+// without editing /etc/hosts.
+const localDomain = "routeshift.localhost"
+
+type localOptions struct {
+	dataDir     string
+	clean       bool
+	binDir      string
+	bind        string
+	httpPort    int
+	httpsPort   int
+	haproxyPath string
+}
+
+func newLocal() *cobra.Command {
+	o := &localOptions{}
+	cmd := &cobra.Command{
+		Use:   "local",
+		Short: "Run the whole system on this machine: API server, webhook, controller, router and a demo",
+		Long: `local starts etcd, kube-apiserver and kube-controller-manager (built into bin/ by "make tools"),
+installs the Route CRD, RBAC, the webhook configurations and an IngressClass, runs the
+admission webhook, the Ingress-to-Route controller and the router (HAProxy on 127.0.0.1:8080
+and 127.0.0.1:8443) in this process, deploys a demo backend with an Ingress and a Route, waits
+until a request through HAProxy succeeds, and prints the commands to try it.
+
+The cluster's data lives in --data-dir and is kept across runs; --clean starts afresh.
+Ctrl-C stops everything it started.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory for the cluster's data, kubeconfig, certificates and logs")
+	f.BoolVar(&o.clean, "clean", false, "delete --data-dir first")
+	f.StringVar(&o.binDir, "bin-dir", "", "directory with etcd, kube-apiserver, kube-controller-manager and kubectl (default: $ROUTESHIFT_BIN, else bin/ beside the routeshift binary or in the current directory)")
+	f.StringVar(&o.bind, "bind-address", "127.0.0.1", "address HAProxy listens on")
+	f.IntVar(&o.httpPort, "http-port", 8080, "HAProxy's HTTP port")
+	f.IntVar(&o.httpsPort, "https-port", 8443, "HAProxy's HTTPS port")
+	f.StringVar(&o.haproxyPath, "haproxy", "haproxy", "HAProxy binary")
+	return cmd
+}
+
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "routeshift", "local")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "share", "routeshift", "local")
+	}
+	return filepath.Join(os.TempDir(), "routeshift-local")
+}
+
+// localRun is one run of `routeshift local`: what it started, to stop.
+type localRun struct {
+	opts        *localOptions
+	out         io.Writer
+	bin         string
+	log         *os.File
+	env         *envtest.Environment
+	kcm         *exec.Cmd
+	stopKCM     chan struct{}
+	cfg         *rest.Config
+	client      client.Client
+	kubecfg     string
+	wg          sync.WaitGroup
+	errs        chan error
+	demoPort    int
+	webhookPort int
+}
+
+func (o *localOptions) run(ctx context.Context, out io.Writer) error {
+	r := &localRun{opts: o, out: out, errs: make(chan error, 8)}
+	if err := r.prepare(); err != nil {
+		return err
+	}
+	defer r.log.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer r.stop(cancel)
+	steps := []struct {
+		what string
+		do   func(context.Context) error
+	}{
+		{"starting etcd and kube-apiserver (data in " + o.dataDir + ")", r.startAPIServer},
+		{"starting kube-controller-manager", r.startControllerManager},
+		{"installing the Route CRD, RBAC, webhook configurations and the IngressClass", r.install},
+		{"starting the admission webhook and the Ingress-to-Route controller", r.startManager},
+		{"starting the router (HAProxy on " + net.JoinHostPort(o.bind, strconv.Itoa(o.httpPort)) + " and :" + strconv.Itoa(o.httpsPort) + ")", r.startRouter},
+		{"deploying the demo: a backend, an Ingress and a Route", r.deployDemo},
+		{"waiting for the demo to answer through HAProxy", r.waitForDemo},
+	}
+	for _, s := range steps {
+		fmt.Fprintf(out, "==> %s\n", s.what)
+		if err := s.do(ctx); err != nil {
+			return fmt.Errorf("%s: %w (logs: %s)", s.what, err, r.log.Name())
+		}
+	}
+	r.printReady()
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(out, "==> stopping")
+		return nil
+	case err := <-r.errs:
+		return fmt.Errorf("%w (logs: %s)", err, r.log.Name())
+	}
+}
+
+// prepare checks what the run needs and takes the data directory.
+func (r *localRun) prepare() error {
+	o := r.opts
+	if o.clean {
+		if err := os.RemoveAll(o.dataDir); err != nil {
+			return fmt.Errorf("--clean: %w", err)
+		}
+	}
+	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
+		return fmt.Errorf("--data-dir: %w", err)
+	}
+	bin, err := findBinDir(o.binDir)
+	if err != nil {
+		return err
+	}
+	r.bin = bin
+	if _, err := exec.LookPath(o.haproxyPath); err != nil {
+		return fmt.Errorf("HAProxy is not installed (%s not found): install it with 'sudo apt-get install -y haproxy' (Debian/Ubuntu) or pass --haproxy", o.haproxyPath)
+	}
+	for _, p := range []int{o.httpPort, o.httpsPort} {
+		l, err := net.Listen("tcp", net.JoinHostPort(o.bind, strconv.Itoa(p)))
+		if err != nil {
+			return fmt.Errorf("port %d on %s is in use: stop the program using it, or choose another port with --http-port / --https-port", p, o.bind)
+		}
+		l.Close()
+	}
+	if err := r.lock(); err != nil {
+		return err
+	}
+	if err := r.checkVersion(); err != nil {
+		return err
+	}
+	r.log, err = os.OpenFile(filepath.Join(o.dataDir, "routeshift.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	ctrl.SetLogger(zap.New(zap.WriteTo(r.log), zap.JSONEncoder()))
+	return nil
+}
+
+// lock refuses a data directory another running `routeshift local` uses.
+func (r *localRun) lock() error {
+	path := filepath.Join(r.opts.dataDir, "routeshift.pid")
+	if data, err := os.ReadFile(path); err == nil {
+		if pid, _ := strconv.Atoi(strings.TrimSpace(string(data))); pid > 0 && pid != os.Getpid() && syscall.Kill(pid, 0) == nil {
+			return fmt.Errorf("another routeshift local (pid %d) is using %s: stop it, or use another --data-dir", pid, r.opts.dataDir)
+		}
+	}
+	return os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())), 0o600)
+}
+
+// dataVersion is written to the data directory; a directory of another
+// version is refused rather than half-reused.
+const dataVersion = "routeshift-local/1 etcd/3.7 kubernetes/1.37"
+
+func (r *localRun) checkVersion() error {
+	path := filepath.Join(r.opts.dataDir, "VERSION")
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return os.WriteFile(path, []byte(dataVersion+"\n"), 0o600)
+	case err != nil:
+		return err
+	case strings.TrimSpace(string(data)) != dataVersion:
+		return fmt.Errorf("%s holds data of %q, not %q: run 'routeshift local --clean' to start afresh", r.opts.dataDir, strings.TrimSpace(string(data)), dataVersion)
+	}
+	return nil
+}
+
+// findBinDir finds the directory with the control-plane binaries.
+func findBinDir(flag string) (string, error) {
+	var candidates []string
+	if flag != "" {
+		candidates = []string{flag}
+	} else {
+		if env := os.Getenv("ROUTESHIFT_BIN"); env != "" {
+			candidates = append(candidates, env)
+		}
+		if exe, err := os.Executable(); err == nil {
+			candidates = append(candidates, filepath.Dir(exe), filepath.Join(filepath.Dir(exe), "..", "bin"))
+		}
+		if wd, err := os.Getwd(); err == nil {
+			candidates = append(candidates, filepath.Join(wd, "bin"))
+		}
+	}
+	for _, dir := range candidates {
+		ok := true
+		for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kubectl"} {
+			if st, err := os.Stat(filepath.Join(dir, b)); err != nil || st.Mode()&0o111 == 0 {
+				ok = false
+			}
+		}
+		if ok {
+			return filepath.Abs(dir)
+		}
+	}
+	return "", fmt.Errorf("etcd, kube-apiserver, kube-controller-manager and kubectl not found in %s: run 'make tools' in the routeshift repository (it builds them into bin/), or pass --bin-dir",
+		strings.Join(candidates, ", "))
+}
+
+func (r *localRun) startAPIServer(ctx context.Context) error {
+	crds, err := embeddedCRDs()
+	if err != nil {
+		return err
+	}
+	r.env = &envtest.Environment{
+		BinaryAssetsDirectory:    r.bin,
+		CRDInstallOptions:        envtest.CRDInstallOptions{CRDs: crds},
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  30 * time.Second,
+	}
+	r.env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(r.bin, "etcd"), DataDir: filepath.Join(r.opts.dataDir, "etcd")}
+	r.env.ControlPlane.GetAPIServer().Path = filepath.Join(r.bin, "kube-apiserver")
+	r.env.ControlPlane.GetAPIServer().Out, r.env.ControlPlane.GetAPIServer().Err = r.log, r.log
+	r.env.ControlPlane.Etcd.Out, r.env.ControlPlane.Etcd.Err = r.log, r.log
+	if r.cfg, err = r.env.Start(); err != nil {
+		return fmt.Errorf("%w; if the data in %s is damaged, run 'routeshift local --clean'", err, r.opts.dataDir)
+	}
+	r.cfg.QPS = -1
+	r.kubecfg = filepath.Join(r.opts.dataDir, "kubeconfig")
+	if err := os.WriteFile(r.kubecfg, r.env.KubeConfig, 0o600); err != nil {
+		return err
+	}
+	r.client, err = client.New(r.cfg, client.Options{Scheme: scheme()})
+	return err
+}
+
+func embeddedCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	data, err := manifests.FS.ReadFile("crd/route.openshift.io_routes.yaml")
+	if err != nil {
+		return nil, err
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	return []*apiextensionsv1.CustomResourceDefinition{crd}, yaml.Unmarshal(data, crd)
+}
+
+func (r *localRun) startControllerManager(_ context.Context) error {
+	r.kcm = exec.Command(filepath.Join(r.bin, "kube-controller-manager"), "--kubeconfig", r.kubecfg, "--secure-port=0",
+		"--leader-elect=false", "--use-service-account-credentials=false",
+		"--controllers=garbage-collector-controller,clusterrole-aggregation-controller,namespace-controller")
+	r.kcm.Stdout, r.kcm.Stderr = r.log, r.log
+	r.kcm.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := r.kcm.Start(); err != nil {
+		return err
+	}
+	r.stopKCM = make(chan struct{})
+	go func() {
+		_ = r.kcm.Wait()
+		close(r.stopKCM)
+	}()
+	return nil
+}
+
+// install applies the embedded manifests a local cluster needs, with the
+// webhooks pointed at 127.0.0.1.
+func (r *localRun) install(ctx context.Context) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	r.webhookPort = port
+	for _, name := range []string{"routeshift", "demo"} {
+		if err := r.ensure(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+			return err
+		}
+	}
+	for _, file := range []string{"rbac/user-roles.yaml", "webhook/webhooks.yaml"} {
+		data, err := manifests.FS.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		for _, doc := range strings.Split(string(data), "\n---\n") {
+			u := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+				return fmt.Errorf("%s: %w", file, err)
+			}
+			if len(u.Object) == 0 {
+				continue
+			}
+			pointWebhooksAt(u, port)
+			if err := r.apply(ctx, u); err != nil {
+				return fmt.Errorf("%s: %w", file, err)
+			}
+		}
+	}
+	return r.ensure(ctx, &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "routeshift"},
+		Spec: networkingv1.IngressClassSpec{Controller: ingress.DefaultControllerName}})
+}
+
+// pointWebhooksAt replaces the webhook configurations' service references
+// by https://127.0.0.1:port/PATH.
+func pointWebhooksAt(u *unstructured.Unstructured, port int) {
+	hooks, ok := u.Object["webhooks"].([]any)
+	if !ok {
+		return
+	}
+	for _, h := range hooks {
+		cc := h.(map[string]any)["clientConfig"].(map[string]any)
+		svc := cc["service"].(map[string]any)
+		cc["url"] = fmt.Sprintf("https://127.0.0.1:%d%s", port, svc["path"])
+		delete(cc, "service")
+	}
+}
+
+func (r *localRun) apply(ctx context.Context, u *unstructured.Unstructured) error {
+	existing := u.DeepCopy()
+	err := r.client.Get(ctx, client.ObjectKeyFromObject(u), existing)
+	switch {
+	case apierrors.IsNotFound(err):
+		return r.client.Create(ctx, u)
+	case err != nil:
+		return err
+	}
+	u.SetResourceVersion(existing.GetResourceVersion())
+	return r.client.Update(ctx, u)
+}
+
+func (r *localRun) ensure(ctx context.Context, obj client.Object) error {
+	if err := r.client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return nil
+}
+
+// background runs a component until ctx ends; its failure ends the run.
+func (r *localRun) background(ctx context.Context, name string, run func(context.Context) error) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		if err := run(ctx); err != nil && ctx.Err() == nil {
+			r.errs <- fmt.Errorf("%s stopped: %w", name, err)
+		}
+	}()
+}
+
+func (r *localRun) startManager(ctx context.Context) error {
+	m := &managerOptions{kubeconfig: r.kubecfg, qps: -1, logLevel: "info", metricsAddr: "0", probeAddr: "0"}
+	wh := &webhookOptions{host: "127.0.0.1", port: r.webhookPort, certDir: filepath.Join(r.opts.dataDir, "webhook-certs"),
+		handlers: webhook.Options{RouteSuffix: localDomain},
+		selfSigned: selfSignedOptions{enabled: true, secret: "routeshift/routeshift-webhook-tls", ips: []net.IP{net.ParseIP("127.0.0.1")},
+			dnsNames: []string{"localhost"}, mutatingConfig: "routeshift", validatingConfig: "routeshift"}}
+	ctl := &ingress.ControllerOptions{Workers: 2}
+	m.leaderElect = false
+	r.background(ctx, "the webhook and controller", func(ctx context.Context) error { return m.start(ctx, r.cfg, wh, ctl) })
+	return waitFor(ctx, 60*time.Second, func() error {
+		conn, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", r.webhookPort), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only probing that it serves
+		if err == nil {
+			conn.Close()
+		}
+		return err
+	})
+}
+
+func (r *localRun) startRouter(ctx context.Context) error {
+	cfg := haproxy.Defaults()
+	cfg.Namespace = "routeshift"
+	cfg.CanonicalHostname = "router." + localDomain
+	cfg.DataPlane.BindAddress, cfg.DataPlane.HTTPPort, cfg.DataPlane.HTTPSPort = r.opts.bind, r.opts.httpPort, r.opts.httpsPort
+	cfg.DataPlane.WorkingDir = filepath.Join(r.opts.dataDir, "router")
+	cfg.Admission.AllowLoopbackEndpoints = true
+	var err error
+	if cfg.DataPlane.SNIPort, err = freePort(); err != nil {
+		return err
+	}
+	if cfg.DataPlane.NoSNIPort, err = freePort(); err != nil {
+		return err
+	}
+	listen, err := freePort()
+	if err != nil {
+		return err
+	}
+	cfg.DataPlane.ListenAddr = fmt.Sprintf("127.0.0.1:%d", listen)
+	r.background(ctx, "the router", func(ctx context.Context) error {
+		return runRouterWith(ctx, r.cfg, cfg, r.opts.haproxyPath, r.log)
+	})
+	return waitFor(ctx, 60*time.Second, func() error {
+		resp, err := http.Get(fmt.Sprintf("http://%s/healthz/ready", cfg.DataPlane.ListenAddr))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return errors.New(resp.Status)
+		}
+		return nil
+	})
+}
+
+// deployDemo starts an HTTP backend and exposes it through a selector-less
+// Service and an EndpointSlice, an Ingress (plain HTTP) and a Route (edge
+// TLS). Kubernetes refuses loopback addresses in EndpointSlices, so the
+// backend listens on the machine's own address.
+func (r *localRun) deployDemo(ctx context.Context) error {
+	ip, err := hostAddress()
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		return err
+	}
+	r.demoPort = l.Addr().(*net.TCPAddr).Port
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		fmt.Fprintf(w, "Hello from the routeshift demo: %s%s\n", req.Host, req.URL.Path)
+	})}
+	r.background(ctx, "the demo backend", func(ctx context.Context) error {
+		go func() { <-ctx.Done(); _ = srv.Close() }()
+		if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	portName, port, ready := "http", int32(r.demoPort), true
+	class := "routeshift"
+	prefix := networkingv1.PathTypePrefix
+	w := int32(100)
+	objs := []client.Object{
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "demo"},
+			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(port)}}}},
+		&networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "demo"},
+			Spec: networkingv1.IngressSpec{IngressClassName: &class, Rules: []networkingv1.IngressRule{{Host: "demo." + localDomain,
+				IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{
+					Path: "/", PathType: &prefix, Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{
+						Name: "demo", Port: networkingv1.ServiceBackendPort{Name: "http"}}}}}}}}}}},
+		&routecore.Route{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "hello"},
+			Spec: routecore.RouteSpec{Host: "hello." + localDomain, To: routecore.RouteTargetReference{Kind: "Service", Name: "demo", Weight: &w},
+				TLS: &routecore.TLSConfig{Termination: routecore.TLSTerminationEdge, InsecureEdgeTerminationPolicy: routecore.InsecureEdgeTerminationPolicyRedirect}}},
+	}
+	for _, o := range objs {
+		if err := r.ensure(ctx, o); err != nil {
+			return err
+		}
+	}
+	// The backend listens on a new port each run: the EndpointSlice follows.
+	es := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "demo-local",
+		Labels: map[string]string{discoveryv1.LabelServiceName: "demo", discoveryv1.LabelManagedBy: "routeshift-local"}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
+		Ports:       []discoveryv1.EndpointPort{{Name: &portName, Port: &port}}}
+	return r.apply(ctx, toUnstructured(es))
+}
+
+// hostAddress is the machine's first IPv4 address that an EndpointSlice
+// may hold: up, not loopback, not link-local.
+func hostAddress() (string, error) {
+	ifaces, err := net.Interfaces()
+	if err != nil {
+		return "", err
+	}
+	for _, iface := range ifaces {
+		if iface.Flags&net.FlagUp == 0 || iface.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		addrs, _ := iface.Addrs()
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && ipn.IP.IsGlobalUnicast() {
+				return ipn.IP.String(), nil
+			}
+		}
+	}
+	return "", errors.New("this machine has no non-loopback IPv4 address for the demo backend (Kubernetes refuses loopback endpoints): bring up a network interface")
+}
+
+func toUnstructured(o client.Object) *unstructured.Unstructured {
+	m, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	u := &unstructured.Unstructured{Object: m}
+	gvk, _ := apiutil.GVKForObject(o, scheme())
+	u.SetGroupVersionKind(gvk)
+	return u
+}
+
+// getLocal GETs url with the connection made to bind, whatever the host
+// resolves to, and without verifying the (self-signed) certificate.
+func getLocal(url, bind string) (string, error) {
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		_, port, _ := net.SplitHostPort(addr)
+		return (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, network, net.JoinHostPort(bind, port))
+	}
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dial,
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableKeepAlives: true}} //nolint:gosec // the demo's default certificate is self-signed
+	resp, err := client.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("%s answered %s", url, resp.Status)
+	}
+	return string(body), err
+}
+
+// waitForDemo waits until the demo answers through HAProxy on both ports.
+func (r *localRun) waitForDemo(ctx context.Context) error {
+	return waitFor(ctx, 2*time.Minute, func() error {
+		for _, url := range []string{r.demoURL(false), r.demoURL(true)} {
+			body, err := getLocal(url, r.opts.bind)
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(body, "Hello from the routeshift demo") {
+				return fmt.Errorf("%s answered %q", url, body)
+			}
+		}
+		return nil
+	})
+}
+
+func (r *localRun) demoURL(tls bool) string {
+	if tls {
+		return fmt.Sprintf("https://hello.%s:%d/", localDomain, r.opts.httpsPort)
+	}
+	return fmt.Sprintf("http://demo.%s:%d/", localDomain, r.opts.httpPort)
+}
+
+func (r *localRun) printReady() {
+	kubectl := filepath.Join(r.bin, "kubectl")
+	invalid := `{"apiVersion":"route.openshift.io/v1","kind":"Route","metadata":{"name":"too-heavy","namespace":"demo"},"spec":{"host":"heavy.` + localDomain + `","to":{"name":"demo","weight":300}}}`
+	fmt.Fprintf(r.out, "\n%s\n\n", ReadyLine)
+	fmt.Fprintf(r.out, "  data and logs: %s\n\n", r.opts.dataDir)
+	fmt.Fprintf(r.out, "Try it:\n\n")
+	fmt.Fprintf(r.out, "  export KUBECONFIG=%s\n", r.kubecfg)
+	fmt.Fprintf(r.out, "  %s get routes -A\n", kubectl)
+	fmt.Fprintf(r.out, "  curl %s\n", r.demoURL(false))
+	fmt.Fprintf(r.out, "  curl -k %s\n", r.demoURL(true))
+	fmt.Fprintf(r.out, "  echo '%s' | %s apply -f -\n\n", invalid, kubectl)
+	fmt.Fprintf(r.out, "Press Ctrl-C to stop.\n")
+}
+
+// stop stops everything the run started, newest first.
+func (r *localRun) stop(cancel context.CancelFunc) {
+	cancel()
+	r.wg.Wait()
+	if r.kcm != nil && r.kcm.Process != nil {
+		_ = r.kcm.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-r.stopKCM:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-r.kcm.Process.Pid, syscall.SIGKILL)
+		}
+	}
+	if r.env != nil {
+		_ = r.env.Stop()
+	}
+	_ = os.Remove(filepath.Join(r.opts.dataDir, "routeshift.pid"))
+}
+
+func waitFor(ctx context.Context, timeout time.Duration, check func() error) error {
+	deadline := time.Now().Add(timeout)
+	var err error
+	for time.Now().Before(deadline) {
+		if err = check(); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("not ready after %s: %w", timeout, err)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
