@@ -6,6 +6,9 @@ BIN        := $(CURDIR)/bin
 GO         ?= go
 K8S_VER    := v1.37.0
 CONTROLLER_GEN_VER := v0.23.0
+# cert-manager's CRDs, for the dry run of manifests/overlays/cert-manager.
+CERT_MANAGER_VER := v1.21.2
+CERT_MANAGER_CRDS := $(BIN)/cert-manager-crds-$(CERT_MANAGER_VER)
 FUZZTIME   ?= 10s
 TOOLS_STAMP := $(BIN)/.tools-$(shell cat tests/tools/go.mod tests/tools/go.sum | sha256sum | cut -c1-16)
 K8S_LDFLAGS := -s -w \
@@ -14,7 +17,7 @@ K8S_LDFLAGS := -s -w \
 	-X k8s.io/component-base/version.gitMinor=37 \
 	-X k8s.io/component-base/version.gitTreeState=clean
 # Fuzz targets: package and function, one per line of `make fuzz`.
-FUZZ_TARGETS := ./routecore:FuzzDefaultValidateJSON ./routecore:FuzzDefaultValidateFields ./routecore:FuzzDNSFastPath ./ingress:FuzzTranslate
+FUZZ_TARGETS := ./routecore:FuzzDefaultValidateJSON ./routecore:FuzzDefaultValidateFields ./routecore:FuzzDNSFastPath ./ingress:FuzzTranslate ./haproxy:FuzzStoreIncremental ./haproxy:FuzzRender
 
 .PHONY: help
 help: ## list targets
@@ -24,13 +27,23 @@ help: ## list targets
 build: ## build bin/routeshift
 	$(GO) build -o $(BIN)/routeshift .
 
+.PHONY: run
+run: $(TOOLS_STAMP) haproxy build ## the whole system on this machine: API server, webhook, controller, router, a demo (ARGS="--clean" etc.)
+	$(BIN)/routeshift local --bin-dir $(BIN) $(ARGS)
+
 .PHONY: test
 test: tools generate-check lint ## everything CI runs: unit, integration (real apiserver, kubectl), a short fuzz
 	CI=$${CI:-} $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 
 .PHONY: tools
-tools: $(TOOLS_STAMP) haproxy $(BIN)/controller-gen ## build kube-apiserver, kube-controller-manager, kubectl, etcd into bin/ (cached); ensure HAProxy
+tools: $(TOOLS_STAMP) haproxy $(BIN)/controller-gen $(CERT_MANAGER_CRDS) ## build kube-apiserver, kube-controller-manager, kubectl, etcd into bin/ (cached); ensure HAProxy
+
+$(CERT_MANAGER_CRDS):
+	@echo ">> fetching cert-manager $(CERT_MANAGER_VER) CRDs (Go module proxy)"
+	@dir=$$($(GO) mod download -json github.com/cert-manager/cert-manager@$(CERT_MANAGER_VER) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
+		test -n "$$dir" || { echo "could not download cert-manager $(CERT_MANAGER_VER)"; exit 1; }; \
+		rm -rf $@.tmp && mkdir -p $@.tmp && cp $$dir/deploy/crds/cert-manager.io_*.yaml $@.tmp/ && chmod 0644 $@.tmp/* && mv $@.tmp $@
 
 $(TOOLS_STAMP): tests/tools/go.mod tests/tools/go.sum
 	@mkdir -p $(BIN)

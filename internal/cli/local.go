@@ -320,7 +320,7 @@ func (r *localRun) install(ctx context.Context) error {
 			return err
 		}
 	}
-	for _, file := range []string{"rbac/user-roles.yaml", "webhook/webhooks.yaml"} {
+	for _, file := range []string{"rbac/user-roles.yaml", "webhook/webhooks.yaml", "webhook/ingressclass.yaml"} {
 		data, err := manifests.FS.ReadFile(file)
 		if err != nil {
 			return err
@@ -339,8 +339,7 @@ func (r *localRun) install(ctx context.Context) error {
 			}
 		}
 	}
-	return r.ensure(ctx, &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "routeshift"},
-		Spec: networkingv1.IngressClassSpec{Controller: ingress.DefaultControllerName}})
+	return nil
 }
 
 // pointWebhooksAt replaces the webhook configurations' service references
