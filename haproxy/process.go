@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -77,6 +78,7 @@ type Process struct {
 	cmd        *exec.Cmd
 	exited     chan struct{}
 	lastGood   map[string]File // files of the configuration HAProxy runs
+	unchecked  map[string]bool // its enabled slots without health checks
 	configArgs []string
 	ready      atomic.Bool
 	lastLoad   time.Time
@@ -158,6 +160,9 @@ func (p *Process) Start(ctx context.Context) error {
 			if err := p.startHAProxy(ctx); err != nil {
 				log.Error(err, "restarting HAProxy")
 				time.Sleep(time.Second)
+			} else if err := p.disableHealthChecks(); err != nil {
+				log.Error(err, "turning off health checks of lone endpoints")
+				p.ready.Store(true)
 			} else {
 				p.ready.Store(true)
 			}
@@ -194,7 +199,7 @@ func (p *Process) apply(ctx context.Context, snap Snapshot) error {
 		p.pending, p.pendingOK = out, snap.Synced
 		return p.flush(ctx, true)
 	case !out.Reload && p.pending == nil && !p.failing:
-		p.commit(out.Files)
+		p.commit(out.Files, nil)
 		err := p.updateServers(out.Servers)
 		if err == nil && snap.Synced {
 			p.ready.Store(true)
@@ -252,12 +257,16 @@ func (p *Process) flush(ctx context.Context, now bool) error {
 		return fmt.Errorf("HAProxy refuses the new configuration (the previous one keeps serving; retrying on the next change): %w", err)
 	}
 	p.failing = false
-	p.commit(out.Files)
+	// The pending output is the renderer's latest rendering.
+	p.commit(out.Files, p.renderer.Unchecked())
 	var err error
 	if p.cmd == nil {
 		err = p.startHAProxy(ctx)
 	} else {
 		err = p.reload(ctx)
+	}
+	if err == nil {
+		err = p.disableHealthChecks()
 	}
 	if err == nil && synced {
 		p.ready.Store(true)
@@ -298,7 +307,18 @@ func (p *Process) restore(out *Output) {
 	}
 }
 
-func (p *Process) commit(files map[string]File) { p.lastGood = files }
+// commit records the configuration HAProxy runs from now on: its files and,
+// when it is loaded anew, its unchecked slots (nil: unchanged, as runtime
+// updates keep them).
+func (p *Process) commit(files map[string]File, unchecked []string) {
+	p.lastGood = files
+	if unchecked != nil || p.unchecked == nil {
+		p.unchecked = make(map[string]bool, len(unchecked))
+		for _, s := range unchecked {
+			p.unchecked[s] = true
+		}
+	}
+}
 
 func (p *Process) args() []string {
 	args := []string{"-W", "-db", "-S", p.path("run/master.sock")}
@@ -308,9 +328,10 @@ func (p *Process) args() []string {
 	return args
 }
 
-// check runs haproxy -c on the files as written.
+// check runs haproxy -c on the files as written (without -q, which would
+// hide why HAProxy refuses a configuration).
 func (p *Process) check() error {
-	args := []string{"-c", "-q"}
+	args := []string{"-c"}
 	for _, f := range p.configArgs {
 		args = append(args, "-f", p.path(f))
 	}
@@ -420,6 +441,11 @@ func (p *Process) waitForWorker(ctx context.Context, before int) error {
 func (p *Process) updateServers(updates []ServerUpdate) error {
 	var errs []error
 	for _, u := range updates {
+		if name := u.Backend + "/" + u.Server; u.Enabled && !u.Checked {
+			p.unchecked[name] = true
+		} else {
+			delete(p.unchecked, name)
+		}
 		for _, cmd := range serverCommands(u) {
 			out, err := p.master("@1 " + cmd)
 			if err == nil && strings.TrimSpace(out) != "" && !strings.Contains(out, "changed from") {
@@ -441,11 +467,56 @@ func serverCommands(u ServerUpdate) []string {
 	if !u.Enabled {
 		return []string{"set server " + name + " state maint"}
 	}
-	return []string{
+	cmds := []string{
 		fmt.Sprintf("set server %s addr %s port %d", name, u.Address, u.Port),
 		fmt.Sprintf("set server %s weight %d", name, u.Weight),
-		"set server " + name + " state ready",
 	}
+	if u.Checked {
+		cmds = append(cmds, "enable health "+name)
+	} else {
+		cmds = append(cmds, uncheckCommands(name)...)
+	}
+	return append(cmds, "set server "+name+" state ready")
+}
+
+// uncheckCommands stop a server's health checks and, as a check may have
+// marked it down already, mark it up.
+func uncheckCommands(name string) []string {
+	return []string{"disable health " + name, "set server " + name + " health up"}
+}
+
+// disableHealthChecks turns health checks off, through the runtime API, on
+// the slots of the configuration just loaded that have them configured but
+// must run without (ServerData.Checked), several commands per master CLI
+// line. A check that fails before then marks the server down for that
+// moment only.
+func (p *Process) disableHealthChecks() error {
+	const maxLine = 8 << 10 // well inside HAProxy's tune.bufsize
+	names := slices.Sorted(maps.Keys(p.unchecked))
+	var errs []error
+	for len(names) > 0 {
+		var line strings.Builder
+		for len(names) > 0 && line.Len() < maxLine {
+			if line.Len() > 0 {
+				line.WriteString("; ")
+			}
+			for i, cmd := range uncheckCommands(names[0]) {
+				if i > 0 {
+					line.WriteString("; ")
+				}
+				line.WriteString("@1 " + cmd)
+			}
+			names = names[1:]
+		}
+		out, err := p.master(line.String())
+		if err == nil && strings.TrimSpace(out) != "" {
+			err = errors.New(strings.TrimSpace(out))
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("disabling health checks: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // master sends one command to HAProxy's master CLI and returns its answer.

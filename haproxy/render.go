@@ -35,6 +35,8 @@ type ServerUpdate struct {
 	Port            int32
 	Weight          int32
 	Enabled         bool
+	// Checked is whether health checks run on an enabled slot.
+	Checked bool
 }
 
 // Output is a complete configuration and how it differs from the previous
@@ -57,7 +59,7 @@ type Output struct {
 	// the next reload starts from them).
 	Reload bool
 	// Servers are, when Reload is false, every slot whose address, port,
-	// weight or state changed, sorted by backend and slot.
+	// weight, state or health checking changed, sorted by backend and slot.
 	Servers []ServerUpdate
 	// ConfigArgs are the -f arguments for haproxy, relative to the working
 	// directory, in order.
@@ -442,6 +444,23 @@ func (r *Renderer) output(next *fileEdit, reload bool, servers []ServerUpdate) *
 	return out
 }
 
+// Unchecked lists the enabled slots ("backend/server") of the latest
+// rendering that run without health checks (see ServerData.Checked), sorted:
+// after HAProxy loads the configuration, the runtime API must turn their
+// checks off.
+func (r *Renderer) Unchecked() []string {
+	var out []string
+	for _, rr := range r.routes {
+		for _, s := range rr.backend.Servers {
+			if s.Enabled && !s.Checked {
+				out = append(out, rr.backend.Name+"/"+s.Name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // sameShape reports whether two renderings of a backend differ at most in
 // their slots' addresses, ports, weights and states.
 func sameShape(a, b *BackendData) bool {
@@ -463,8 +482,9 @@ func serverChanges(a, b *BackendData) []ServerUpdate {
 	var out []ServerUpdate
 	for i, s := range b.Servers {
 		o := a.Servers[i]
-		if o.Endpoint != s.Endpoint || o.Weight != s.Weight || o.Enabled != s.Enabled {
-			out = append(out, ServerUpdate{Backend: b.Name, Server: s.Name, Address: s.Address, Port: s.Port, Weight: s.Weight, Enabled: s.Enabled})
+		if o.Endpoint != s.Endpoint || o.Weight != s.Weight || o.Enabled != s.Enabled || o.Checked != s.Checked {
+			out = append(out, ServerUpdate{Backend: b.Name, Server: s.Name, Address: s.Address, Port: s.Port, Weight: s.Weight,
+				Enabled: s.Enabled, Checked: s.Checked})
 		}
 	}
 	return out

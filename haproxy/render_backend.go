@@ -108,7 +108,10 @@ func (r *Renderer) buildBackend(in backendInput) backendOutput {
 		}
 	}
 	defaults := ServerDefaults{SSL: ssl, MaxConn: max(rt.Overrides.PodConcurrentConnections, 0)}
-	if enabled > 1 {
+	for i := range d.Servers {
+		d.Servers[i].Checked = d.Servers[i].Enabled && enabled > 1
+	}
+	if len(d.Servers) > 0 {
 		defaults.CheckInterval = haproxyTime(cmp.Or(rt.Overrides.HealthCheckInterval, r.cfg.BackendCheckInterval))
 	}
 	if defaults != (ServerDefaults{}) {

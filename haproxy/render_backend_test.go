@@ -86,14 +86,16 @@ func TestRenderBackendFeatures(t *testing.T) {
 
 		// Health checks and connection caps.
 		{name: "health checks with two endpoints", services: two, want: []string{"default-server check inter 5000ms"}},
-		{name: "no health checks with one endpoint", services: one, unwanted: []string{"default-server check inter 5000ms"}},
+		// Checks are configured on every slot; the router turns a lone
+		// endpoint's off at runtime (TestRenderIncrementalEndpoints).
+		{name: "health checks configured with one endpoint", services: one, want: []string{"default-server check inter 5000ms"}},
 		{name: "health check interval annotation", services: two,
 			route: []func(*Route){withOverrides(routecore.Overrides{HealthCheckInterval: 2 * time.Second})},
 			want:  []string{"default-server check inter 2000ms"}},
 		{name: "ROUTER_BACKEND_CHECK_INTERVAL", services: two, cfg: func(c *DataPlaneConfig) { c.BackendCheckInterval = 3 * time.Second },
 			want: []string{"default-server check inter 3000ms"}},
 		{name: "pod-concurrent-connections", route: []func(*Route){withOverrides(routecore.Overrides{PodConcurrentConnections: 10})},
-			want: []string{"default-server maxconn 10"}},
+			want: []string{"default-server check inter 5000ms maxconn 10"}},
 
 		// IP allowlist.
 		{name: "allowlist inline, canonical", route: []func(*Route){withOverrides(routecore.Overrides{IPAllowlist: []string{"10.0.0.1", "192.168.0.0/16", "2001:DB8::/32"}})},
@@ -107,10 +109,10 @@ func TestRenderBackendFeatures(t *testing.T) {
 		// Rate limits.
 		{name: "rate limits", route: []func(*Route){withOverrides(routecore.Overrides{RateLimit: true, ConcurrentTCP: 5, RateTCP: 10, RateHTTP: 20})},
 			want: []string{"stick-table type ip size 100k expire 30s store conn_cur,conn_rate(10s),http_req_rate(10s)",
-				"tcp-request content track-sc2 src", "tcp-request content reject if { src_conn_cur ge 5 }",
-				"tcp-request content reject if { src_conn_rate ge 10 }", "tcp-request content reject if { src_http_req_rate ge 20 }"}},
+				"tcp-request content track-sc2 src", "tcp-request content reject if { src_conn_cur gt 5 }",
+				"tcp-request content reject if { src_conn_rate gt 10 }", "tcp-request content reject if { src_http_req_rate ge 20 }"}},
 		{name: "rate limits of passthrough routes count no HTTP requests", route: []func(*Route){passthrough, withOverrides(routecore.Overrides{RateLimit: true, ConcurrentTCP: 5, RateHTTP: 20})},
-			want:     []string{"stick-table type ip size 100k expire 30s store conn_cur,conn_rate(10s)", "tcp-request content reject if { src_conn_cur ge 5 }"},
+			want:     []string{"stick-table type ip size 100k expire 30s store conn_cur,conn_rate(10s)", "tcp-request content reject if { src_conn_cur gt 5 }"},
 			unwanted: []string{"tcp-request content reject if { src_http_req_rate ge 20 }"}},
 		{name: "thresholds without rate-limit-connections do nothing", route: []func(*Route){withOverrides(routecore.Overrides{ConcurrentTCP: 5})},
 			unwanted: []string{"tcp-request content track-sc2 src"}},
@@ -142,14 +144,14 @@ func TestRenderBackendFeatures(t *testing.T) {
 
 		// Reencrypt.
 		{name: "reencrypt with destination CA", route: []func(*Route){reencrypt, destCA(t)},
-			want: []string{"default-server ssl verify required ca-file WORKDIR/cacerts/ns_r.pem"}},
+			want: []string{"default-server check inter 5000ms ssl verify required ca-file WORKDIR/cacerts/ns_r.pem"}},
 		{name: "reencrypt without any CA", route: []func(*Route){reencrypt},
-			want: []string{"default-server ssl verify none"}},
+			want: []string{"default-server check inter 5000ms ssl verify none"}},
 		{name: "reencrypt with a destination CA that holds no certificate", route: []func(*Route){reencrypt, func(r *Route) { r.TLS.DestinationCACertificate = "junk" }},
 			want: []string{"# not served: the destination CA certificate holds no certificate"}, unwanted: []string{"default-server ssl verify none"}},
 		{name: "reencrypt with the default destination CA missing on disk", route: []func(*Route){reencrypt},
 			cfg:  func(c *DataPlaneConfig) { c.DefaultDestinationCAPath = "/nonexistent/service-ca.crt" },
-			want: []string{"default-server ssl verify none"}},
+			want: []string{"default-server check inter 5000ms ssl verify none"}},
 
 		// Weights and slots.
 		{name: "one active service: weight 1", services: two,
@@ -240,7 +242,7 @@ func TestRenderDefaultDestinationCA(t *testing.T) {
 	snap := snapshotOf([]*Route{rt}, eps("ns", "web", "10.0.0.1"))
 	out := mustRender(t, r, snap)
 	assertLines(t, "backend", backendText(t, out, "be_secure:ns:r"), r.cfg.WorkingDir, []string{
-		"default-server ssl verify required ca-file " + caFile,
+		"default-server check inter 5000ms ssl verify required ca-file " + caFile,
 		"server s0 10.0.0.1:8080 weight 1 verifyhost 'web.ns.svc'",
 		"server s1 192.0.2.1:1 disabled verifyhost 'web.ns.svc'",
 	}, nil)
@@ -253,7 +255,7 @@ func TestRenderDefaultDestinationCA(t *testing.T) {
 	}
 	snap.Version++
 	out = mustRender(t, r, snap)
-	assertLines(t, "backend", backendText(t, out, "be_secure:ns:r"), r.cfg.WorkingDir, []string{"default-server ssl verify none"}, nil)
+	assertLines(t, "backend", backendText(t, out, "be_secure:ns:r"), r.cfg.WorkingDir, []string{"default-server check inter 5000ms ssl verify none"}, nil)
 	if !out.Reload {
 		t.Error("changing how endpoints are verified needs a reload")
 	}

@@ -111,11 +111,11 @@ func TestRenderIncrementalEndpoints(t *testing.T) {
 		servers []ServerUpdate
 	}{
 		{"an endpoint replaced", []string{"10.0.3.1", "10.7.7.7"}, false,
-			[]ServerUpdate{{Backend: "be_http:ns3:r3", Server: "s1", Address: "10.7.7.7", Port: 8080, Weight: 1, Enabled: true}}},
+			[]ServerUpdate{{Backend: "be_http:ns3:r3", Server: "s1", Address: "10.7.7.7", Port: 8080, Weight: 1, Enabled: true, Checked: true}}},
 		{"scaled up within the slots", []string{"10.0.3.1", "10.7.7.7", "10.7.7.8", "10.7.7.9"}, false,
 			[]ServerUpdate{
-				{Backend: "be_http:ns3:r3", Server: "s2", Address: "10.7.7.8", Port: 8080, Weight: 1, Enabled: true},
-				{Backend: "be_http:ns3:r3", Server: "s3", Address: "10.7.7.9", Port: 8080, Weight: 1, Enabled: true}}},
+				{Backend: "be_http:ns3:r3", Server: "s2", Address: "10.7.7.8", Port: 8080, Weight: 1, Enabled: true, Checked: true},
+				{Backend: "be_http:ns3:r3", Server: "s3", Address: "10.7.7.9", Port: 8080, Weight: 1, Enabled: true, Checked: true}}},
 		{"scaled down: the others stay in their slots", []string{"10.7.7.7", "10.7.7.9"}, false,
 			[]ServerUpdate{
 				{Backend: "be_http:ns3:r3", Server: "s0", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
@@ -126,7 +126,16 @@ func TestRenderIncrementalEndpoints(t *testing.T) {
 				{Backend: "be_http:ns3:r3", Server: "s2", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
 				{Backend: "be_http:ns3:r3", Server: "s3", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
 				{Backend: "be_http:ns3:r3", Server: "s4", Address: placeholderAddress, Port: placeholderPort, Weight: 1}}},
-		{"down to one endpoint: health checks stop, which needs a reload", []string{"10.7.7.1"}, true, nil},
+		// OpenShift's router health-checks no lone endpoint: the runtime
+		// API turns its checks off, without a reload.
+		{"down to one endpoint", []string{"10.7.7.1"}, false,
+			[]ServerUpdate{
+				{Backend: "be_http:ns3:r3", Server: "s0", Address: "10.7.7.1", Port: 8080, Weight: 1, Enabled: true},
+				{Backend: "be_http:ns3:r3", Server: "s1", Address: placeholderAddress, Port: placeholderPort, Weight: 1}}},
+		{"up to two again: checks on", []string{"10.7.7.1", "10.7.7.2"}, false,
+			[]ServerUpdate{
+				{Backend: "be_http:ns3:r3", Server: "s0", Address: "10.7.7.1", Port: 8080, Weight: 1, Enabled: true, Checked: true},
+				{Backend: "be_http:ns3:r3", Server: "s1", Address: "10.7.7.2", Port: 8080, Weight: 1, Enabled: true, Checked: true}}},
 	}
 	for _, c := range cases {
 		snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns3/r3": eps("ns3", "r3", c.ips...)})
@@ -134,6 +143,10 @@ func TestRenderIncrementalEndpoints(t *testing.T) {
 		if out.Reload != c.reload || !slices.Equal(out.Servers, c.servers) || !slices.Equal(out.Changed, []string{shard}) {
 			t.Errorf("%s: reload %v, servers %+v, changed %v; want reload %v, servers %+v, changed [%s]",
 				c.name, out.Reload, out.Servers, out.Changed, c.reload, c.servers, shard)
+		}
+		lone := slices.Contains(r.Unchecked(), "be_http:ns3:r3/s0")
+		if lone != (len(c.ips) == 1) {
+			t.Errorf("%s: Unchecked() holds be_http:ns3:r3/s0: %v, want %v", c.name, lone, len(c.ips) == 1)
 		}
 	}
 }
@@ -149,10 +162,10 @@ func TestRenderIncrementalWeights(t *testing.T) {
 	out := mustRender(t, r, snap)
 	// a: 50 per endpoint -> 256; b: 25 per endpoint -> 128.
 	want := []ServerUpdate{
-		{Backend: "be_http:ns:r", Server: "s4", Address: "10.0.1.1", Port: 8080, Weight: 128, Enabled: true},
-		{Backend: "be_http:ns:r", Server: "s5", Address: "10.0.1.2", Port: 8080, Weight: 128, Enabled: true},
-		{Backend: "be_http:ns:r", Server: "s6", Address: "10.0.1.3", Port: 8080, Weight: 128, Enabled: true},
-		{Backend: "be_http:ns:r", Server: "s7", Address: "10.0.1.4", Port: 8080, Weight: 128, Enabled: true},
+		{Backend: "be_http:ns:r", Server: "s4", Address: "10.0.1.1", Port: 8080, Weight: 128, Enabled: true, Checked: true},
+		{Backend: "be_http:ns:r", Server: "s5", Address: "10.0.1.2", Port: 8080, Weight: 128, Enabled: true, Checked: true},
+		{Backend: "be_http:ns:r", Server: "s6", Address: "10.0.1.3", Port: 8080, Weight: 128, Enabled: true, Checked: true},
+		{Backend: "be_http:ns:r", Server: "s7", Address: "10.0.1.4", Port: 8080, Weight: 128, Enabled: true, Checked: true},
 	}
 	if out.Reload || !slices.Equal(out.Servers, want) {
 		t.Errorf("reload %v, servers %+v, want %+v", out.Reload, out.Servers, want)

@@ -264,8 +264,8 @@ type HeaderAction struct {
 
 // ServerDefaults are the options every server slot of a backend shares.
 type ServerDefaults struct {
-	// CheckInterval turns on health checks; empty for none (one
-	// endpoint or fewer).
+	// CheckInterval configures health checks on every slot (see
+	// ServerData.Checked); empty when the backend has no slots.
 	CheckInterval string
 	// MaxConn caps connections per server; 0 for no cap.
 	MaxConn int32
@@ -296,6 +296,11 @@ type ServerData struct {
 	// the runtime API sets it when it enables the slot).
 	Weight  int32
 	Enabled bool
+	// Checked is whether HAProxy health-checks the slot. Every slot is
+	// configured with checks, so that endpoints can come and go without a
+	// reload; the router turns them off at runtime where OpenShift's router
+	// has none: in a backend with only one enabled endpoint.
+	Checked bool
 	// VerifyHost is the quoted host name the endpoint's certificate must
 	// carry, or empty.
 	VerifyHost string
@@ -454,10 +459,10 @@ backend {{.Name}} from {{.Defaults}}
   stick-table type ip size 100k expire 30s store {{.Store}}
   tcp-request content track-sc2 src
 {{- if .ConcurrentTCP}}
-  tcp-request content reject if { src_conn_cur ge {{.ConcurrentTCP}} }
+  tcp-request content reject if { src_conn_cur gt {{.ConcurrentTCP}} }
 {{- end}}
 {{- if .RateTCP}}
-  tcp-request content reject if { src_conn_rate ge {{.RateTCP}} }
+  tcp-request content reject if { src_conn_rate gt {{.RateTCP}} }
 {{- end}}
 {{- if .RateHTTP}}
   tcp-request content reject if { src_http_req_rate ge {{.RateHTTP}} }

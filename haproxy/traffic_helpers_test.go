@@ -1,0 +1,498 @@
+package haproxy
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// Helpers of the traffic tests: a routeshift data plane (Store -> Feed ->
+// Process running a real HAProxy on free loopback ports), Go backends on
+// loopback, and clients that send real requests through HAProxy.
+
+// trafficRouter is one data plane under test. Routes and endpoints go
+// into its Store; publish hands the next snapshot to the Process.
+type trafficRouter struct {
+	t     testing.TB
+	cfg   DataPlaneConfig
+	store *Store
+	feed  *Feed
+	p     *Process
+	rv    int
+	// slices are the EndpointSlice names set per service key.
+	slices map[string]map[string]bool
+
+	logMu sync.Mutex
+	logs  strings.Builder
+}
+
+// logged is everything the process has logged.
+func (r *trafficRouter) logged() string {
+	r.logMu.Lock()
+	defer r.logMu.Unlock()
+	return r.logs.String()
+}
+
+// trafficWorkDir is a fresh working directory: t.TempDir(), unless its path
+// is too long for HAProxy's unix sockets or has characters the renderer
+// refuses in paths.
+func trafficWorkDir(t testing.TB) string {
+	dir := t.TempDir()
+	if len(dir) <= 70 && pathSafe(dir) {
+		return dir
+	}
+	dir, err := os.MkdirTemp("", "traffic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// trafficDataPlane is the default data plane on free loopback ports.
+func trafficDataPlane(t testing.TB) DataPlaneConfig {
+	d := Defaults().DataPlane
+	d.WorkingDir = trafficWorkDir(t)
+	d.BindAddress = "127.0.0.1"
+	ports := freePorts(t, 4)
+	d.HTTPPort, d.HTTPSPort, d.SNIPort, d.NoSNIPort = ports[0], ports[1], ports[2], ports[3]
+	d.ReloadInterval = time.Second
+	// HAProxy sizes its file descriptors after maxconn: stay within the
+	// test process's limit.
+	d.MaxConnections = 4000
+	return d
+}
+
+// freePorts returns n distinct free loopback ports.
+func freePorts(t testing.TB, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
+}
+
+// newTrafficRouter returns a router whose data plane has mods applied; it
+// is not started.
+func newTrafficRouter(t *testing.T, mods ...func(*DataPlaneConfig)) *trafficRouter {
+	t.Helper()
+	requireHAProxy(t)
+	d := trafficDataPlane(t)
+	for _, m := range mods {
+		m(&d)
+	}
+	return &trafficRouter{t: t, cfg: d, store: NewStore(AdmissionConfig{AllowLoopbackEndpoints: true}), feed: &Feed{},
+		slices: map[string]map[string]bool{}}
+}
+
+// start publishes what the store holds, starts the Process and waits until
+// it is ready. The Process is stopped (and Start awaited) at cleanup.
+func (r *trafficRouter) start() *trafficRouter {
+	r.t.Helper()
+	renderer, err := NewRenderer(r.cfg)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.p = NewProcess(r.cfg, renderer, r.feed.Subscribe())
+	// The process logs into the test's log.
+	logger := funcr.New(func(prefix, args string) {
+		r.logMu.Lock()
+		fmt.Fprintf(&r.logs, "%s %s\n", prefix, args)
+		r.logMu.Unlock()
+		r.t.Logf("%s %s", prefix, args)
+	}, funcr.Options{})
+	ctx, cancel := context.WithCancel(logf.IntoContext(context.Background(), logger))
+	done := make(chan error, 1)
+	go func() { done <- r.p.Start(ctx) }()
+	r.t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				r.t.Errorf("Process.Start: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			r.t.Error("Process.Start did not return within 30s of the end of its context")
+		}
+	})
+	r.publish()
+	eventually(r.t, 30*time.Second, "the process is ready", func() error {
+		select {
+		case err := <-done:
+			r.t.Fatalf("Process.Start returned early: %v", err)
+		default:
+		}
+		if !r.p.Ready() {
+			return errors.New("not ready")
+		}
+		return nil
+	})
+	return r
+}
+
+// route adds or changes a route (with a new resourceVersion, so that the
+// store sees a change).
+func (r *trafficRouter) route(rt *routecore.Route) {
+	r.rv++
+	rt.ResourceVersion = strconv.Itoa(r.rv)
+	r.store.SetRoute(rt)
+}
+
+func (r *trafficRouter) deleteRoute(ns, name string) { r.store.DeleteRoute(ns, name) }
+
+// endpoints makes the backends the ready endpoints of service ns/svc, one
+// EndpointSlice each (the backends listen on different ports).
+func (r *trafficRouter) endpoints(ns, svc string, bs ...*goBackend) {
+	k := ns + "/" + svc
+	want := map[string]bool{}
+	for _, b := range bs {
+		name := fmt.Sprintf("%s-%d", svc, b.port)
+		want[name] = true
+		r.store.SetEndpointSlice(endpointSlice(ns, svc, name, b.ip, b.port))
+	}
+	for name := range r.slices[k] {
+		if !want[name] {
+			r.store.DeleteEndpointSlice(ns, name, svc)
+		}
+	}
+	r.slices[k] = want
+}
+
+// publish commits the store and hands the snapshot to the process.
+func (r *trafficRouter) publish() { r.feed.Publish(r.store.Commit(true)) }
+
+// reloads is the number of reloads HAProxy's master reports.
+func (r *trafficRouter) reloads() int {
+	r.t.Helper()
+	var n int
+	eventually(r.t, 10*time.Second, "the master CLI answers show proc", func() error {
+		var err error
+		n, _, err = r.p.reloads()
+		return err
+	})
+	return n
+}
+
+// masterPid is the pid of the HAProxy master the process runs.
+func (r *trafficRouter) masterPid() int {
+	r.p.mu.Lock()
+	defer r.p.mu.Unlock()
+	if r.p.cmd == nil || r.p.cmd.Process == nil {
+		return 0
+	}
+	return r.p.cmd.Process.Pid
+}
+
+func endpointSlice(ns, svc, name, ip string, port int32) *discoveryv1.EndpointSlice {
+	ready := true
+	portName := "http"
+	return &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{discoveryv1.LabelServiceName: svc}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
+		Ports:       []discoveryv1.EndpointPort{{Name: &portName, Port: &port}},
+	}
+}
+
+// Route modifiers for rt (admission_test.go).
+
+func toService(name string) func(*routecore.Route) {
+	return func(r *routecore.Route) { r.Spec.To.Name = name }
+}
+
+// weighted sets spec.to's weight and adds alternate backends (name, weight).
+func weighted(to int32, alternates ...any) func(*routecore.Route) {
+	return func(r *routecore.Route) {
+		r.Spec.To.Weight = &to
+		for i := 0; i < len(alternates); i += 2 {
+			w := int32(alternates[i+1].(int))
+			r.Spec.AlternateBackends = append(r.Spec.AlternateBackends,
+				routecore.RouteTargetReference{Kind: "Service", Name: alternates[i].(string), Weight: &w})
+		}
+	}
+}
+
+func annotated(kv ...string) func(*routecore.Route) {
+	return func(r *routecore.Route) {
+		if r.Annotations == nil {
+			r.Annotations = map[string]string{}
+		}
+		for i := 0; i < len(kv); i += 2 {
+			r.Annotations[kv[i]] = kv[i+1]
+		}
+	}
+}
+
+// terminated sets spec.tls; leaf (and its issuer ca) may be nil.
+func terminated(term routecore.TLSTerminationType, policy routecore.InsecureEdgeTerminationPolicyType, leaf, ca *certs.KeyPair) func(*routecore.Route) {
+	return func(r *routecore.Route) {
+		r.Spec.TLS = &routecore.TLSConfig{Termination: term, InsecureEdgeTerminationPolicy: policy}
+		if leaf != nil {
+			r.Spec.TLS.Certificate, r.Spec.TLS.Key = string(leaf.CertPEM), string(leaf.KeyPEM)
+		}
+		if ca != nil {
+			r.Spec.TLS.CACertificate = string(ca.CertPEM)
+		}
+	}
+}
+
+func destinationCA(ca *certs.KeyPair) func(*routecore.Route) {
+	return func(r *routecore.Route) { r.Spec.TLS.DestinationCACertificate = string(ca.CertPEM) }
+}
+
+// Certificates.
+
+func newCA(t testing.TB, name string) *certs.KeyPair {
+	t.Helper()
+	ca, err := certs.NewCA(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ca
+}
+
+// issue is a serving certificate of ca for the names (DNS names or IPs).
+func issue(t testing.TB, ca *certs.KeyPair, names ...string) *certs.KeyPair {
+	t.Helper()
+	opts := certs.Options{CommonName: names[0]}
+	for _, n := range names {
+		if ip := net.ParseIP(n); ip != nil {
+			opts.IPs = append(opts.IPs, ip)
+		} else {
+			opts.DNSNames = append(opts.DNSNames, n)
+		}
+	}
+	kp, err := ca.Issue(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kp
+}
+
+func pool(cas ...*certs.KeyPair) *x509.CertPool {
+	p := x509.NewCertPool()
+	for _, ca := range cas {
+		p.AddCert(ca.Cert)
+	}
+	return p
+}
+
+func tlsServerConfig(t testing.TB, kp *certs.KeyPair) *tls.Config {
+	t.Helper()
+	pair, err := tls.X509KeyPair(kp.CertPEM, kp.KeyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{pair}}
+}
+
+// Backends.
+
+// goBackend is a Go HTTP(S) server on loopback; by default it answers
+// every request with its name in the body and the X-Backend header.
+type goBackend struct {
+	name string
+	ip   string
+	port int32
+	hits atomic.Int64
+}
+
+// newBackend starts a backend; handler nil answers with the name. tlsCfg
+// nil serves plain HTTP.
+func newBackend(t testing.TB, name string, handler http.HandlerFunc, tlsCfg *tls.Config) *goBackend {
+	t.Helper()
+	b := &goBackend{name: name}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.ip, b.port = "127.0.0.1", int32(l.Addr().(*net.TCPAddr).Port)
+	if tlsCfg != nil {
+		l = tls.NewListener(l, tlsCfg)
+	}
+	srv := &http.Server{ErrorLog: log.New(io.Discard, "", 0), Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b.hits.Add(1)
+		w.Header().Set("X-Backend", name)
+		if handler != nil {
+			handler(w, req)
+			return
+		}
+		fmt.Fprint(w, name)
+	})}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return b
+}
+
+// Clients.
+
+// reply is what a request through HAProxy got.
+type reply struct {
+	code   int
+	body   string
+	header http.Header
+	tls    *tls.ConnectionState
+	err    error
+}
+
+func (x reply) String() string {
+	if x.err != nil {
+		return "error: " + x.err.Error()
+	}
+	return fmt.Sprintf("%d %q", x.code, x.body)
+}
+
+// served reports whether backend name answered with 200.
+func (x reply) served(name string) bool {
+	return x.err == nil && x.code == http.StatusOK && x.header.Get("X-Backend") == name
+}
+
+type clientOptions struct {
+	keepAlive bool
+	// roots verify the router's certificate; nil skips verification.
+	roots *x509.CertPool
+	// source is the client's address (default 127.0.0.1).
+	source  net.IP
+	timeout time.Duration
+}
+
+// client sends requests for any host to the router: http:// to its HTTP
+// port, https:// to its HTTPS port (with SNI from the URL). It follows no
+// redirects.
+func (r *trafficRouter) client(o clientOptions) *http.Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second}
+	if o.source != nil {
+		dialer.LocalAddr = &net.TCPAddr{IP: o.source}
+	}
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			port := r.cfg.HTTPPort
+			if strings.HasSuffix(addr, ":443") {
+				port = r.cfg.HTTPSPort
+			}
+			return dialer.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		},
+		TLSClientConfig:     &tls.Config{RootCAs: o.roots, InsecureSkipVerify: o.roots == nil},
+		DisableKeepAlives:   !o.keepAlive,
+		MaxIdleConnsPerHost: 16,
+	}
+	timeout := o.timeout
+	if timeout == 0 {
+		timeout = 15 * time.Second
+	}
+	return &http.Client{Transport: tr, Timeout: timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// fetch sends a GET with optional header name/value pairs.
+func fetch(c *http.Client, url string, header ...string) reply {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return reply{err: err}
+	}
+	for i := 0; i < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return reply{err: err}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return reply{code: resp.StatusCode, body: string(body), header: resp.Header, tls: resp.TLS, err: err}
+}
+
+// get sends one plain-HTTP request on a new connection.
+func (r *trafficRouter) get(host, path string) reply {
+	return fetch(r.client(clientOptions{}), "http://"+host+path)
+}
+
+// eventually polls f until it returns nil, failing the test with f's last
+// error after timeout.
+func eventually(t testing.TB, timeout time.Duration, what string, f func() error) {
+	t.Helper()
+	poll(t, timeout, 50*time.Millisecond, what, f)
+}
+
+// poll is eventually with the given interval between attempts.
+func poll(t testing.TB, timeout, interval time.Duration, what string, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v: %v", what, timeout, err)
+		}
+		time.Sleep(interval)
+	}
+}
+
+// servedBy polls until a request for host+path is answered by backend
+// name (a configuration change has been applied).
+func (r *trafficRouter) servedBy(host, path, name string) {
+	r.t.Helper()
+	eventually(r.t, 30*time.Second, "http://"+host+path+" served by "+name, func() error {
+		if x := r.get(host, path); !x.served(name) {
+			return errors.New(x.String())
+		}
+		return nil
+	})
+}
+
+// counterValue is the value of a counter of the package's Registry.
+func counterValue(t testing.TB, name string) float64 {
+	t.Helper()
+	mfs, err := Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no counter %s in the registry", name)
+	return 0
+}
+
+// writeTempFile writes a file in a temporary directory and returns its
+// path.
+func writeTempFile(t testing.TB, name, content string) string {
+	t.Helper()
+	p := filepath.Join(trafficWorkDir(t), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

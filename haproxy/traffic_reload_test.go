@@ -1,0 +1,380 @@
+package haproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// Reliability with real traffic: hitless reloads under load, HAProxy
+// killed and restarted, endpoint changes without reloads, configurations
+// HAProxy refuses, and the metrics of a running HAProxy.
+
+// waitReloads polls until HAProxy's master reports at least n reloads.
+func (r *trafficRouter) waitReloads(n int) int {
+	r.t.Helper()
+	var got int
+	poll(r.t, 30*time.Second, 5*time.Millisecond, fmt.Sprintf("%d reloads", n), func() error {
+		var err error
+		if got, _, err = r.p.reloads(); err != nil {
+			return err
+		}
+		if got < n {
+			return fmt.Errorf("%d reloads", got)
+		}
+		return nil
+	})
+	return got
+}
+
+// wantHealthChecks waits until the enabled servers of backend have the
+// statuses want (HAProxy's CSV: "no check" for servers without health
+// checks; "UP" for checked ones), in slot order.
+func (r *trafficRouter) wantHealthChecks(backend string, want ...string) {
+	r.t.Helper()
+	eventually(r.t, 10*time.Second, fmt.Sprintf("%s servers %q", backend, want), func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		csv, err := r.p.Stats(ctx)
+		if err != nil {
+			return err
+		}
+		var got []string
+		for line := range strings.SplitSeq(csv, "\n") {
+			f := strings.Split(line, ",")
+			if len(f) > 17 && f[0] == backend && f[1] != "BACKEND" && f[17] != "MAINT" {
+				got = append(got, f[17])
+			}
+		}
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("statuses %q", got)
+		}
+		return nil
+	})
+}
+
+// loadGenerator sends requests for host to the router from several
+// goroutines, half of them on kept-alive connections, and counts replies
+// not from backend want as failures.
+type loadGenerator struct {
+	ok, failed atomic.Int64
+	mu         sync.Mutex
+	errors     []string
+	stop       chan struct{}
+	wg         sync.WaitGroup
+}
+
+func startLoad(r *trafficRouter, host, want string, workers int) *loadGenerator {
+	g := &loadGenerator{stop: make(chan struct{})}
+	for i := range workers {
+		c := r.client(clientOptions{keepAlive: i%2 == 0})
+		g.wg.Go(func() {
+			for {
+				select {
+				case <-g.stop:
+					return
+				default:
+				}
+				x := fetch(c, "http://"+host+"/")
+				if x.served(want) {
+					g.ok.Add(1)
+					continue
+				}
+				g.failed.Add(1)
+				g.mu.Lock()
+				if len(g.errors) < 10 {
+					g.errors = append(g.errors, fmt.Sprintf("%s (keep-alive %v): %v", time.Now().Format("15:04:05.000"), i%2 == 0, x))
+				}
+				g.mu.Unlock()
+			}
+		})
+	}
+	return g
+}
+
+func (g *loadGenerator) finish() (ok, failed int64, errs []string) {
+	close(g.stop)
+	g.wg.Wait()
+	return g.ok.Load(), g.failed.Load(), g.errors
+}
+
+// scaleTo makes bs the endpoints of service ns/svc and waits until
+// requests for host reach exactly them, then checks that they keep doing
+// so.
+func (r *trafficRouter) scaleTo(t *testing.T, host, svc string, bs ...*goBackend) {
+	t.Helper()
+	var want []string
+	for _, b := range bs {
+		want = append(want, b.name)
+	}
+	slices.Sort(want)
+	r.endpoints("ns", svc, bs...)
+	r.publish()
+	reached := func() []string {
+		seen := map[string]bool{}
+		for range 4 * len(bs) {
+			x := r.get(host, "/")
+			if x.err != nil || x.code != 200 {
+				seen[x.String()] = true
+				continue
+			}
+			seen[x.header.Get("X-Backend")] = true
+		}
+		return slices.Sorted(maps.Keys(seen))
+	}
+	eventually(t, 30*time.Second, fmt.Sprintf("traffic reaches exactly %v", want), func() error {
+		if got := reached(); !slices.Equal(got, want) {
+			return fmt.Errorf("reached %v", got)
+		}
+		return nil
+	})
+	if got := reached(); !slices.Equal(got, want) {
+		t.Errorf("after the change settled, traffic reached %v, want %v", got, want)
+	}
+}
+
+// TestTrafficReliability shares one router between its subtests: hitless
+// reloads under load, HAProxy killed, endpoints scaled without reloads.
+func TestTrafficReliability(t *testing.T) {
+	r := newTrafficRouter(t, func(d *DataPlaneConfig) {
+		// The settings refuse less than 1s; the Process takes any interval,
+		// and a short one lets the test force 100 reloads quickly.
+		d.ReloadInterval = 20 * time.Millisecond
+	})
+	stable1, stable2 := newBackend(t, "stable", nil, nil), newBackend(t, "stable", nil, nil)
+	churn := newBackend(t, "churn", nil, nil)
+	pod1, pod2, pod3 := newBackend(t, "pod-1", nil, nil), newBackend(t, "pod-2", nil, nil), newBackend(t, "pod-3", nil, nil)
+	r.endpoints("ns", "stable", stable1, stable2)
+	r.endpoints("ns", "churn", churn)
+	r.route(rt("ns", "stable", "stable.example.com", 1, toService("stable")))
+	r.route(rt("ns", "churn", "churn.example.com", 2, toService("churn"), withPath("/v0")))
+	r.start()
+
+	t.Run("100_reloads_under_load_fail_no_request", func(t *testing.T) {
+		const reloads = 100
+		base := r.reloads()
+		metricBase := counterValue(t, "routeshift_router_reloads_total")
+		load := startLoad(r, "stable.example.com", "stable", 4)
+		start := time.Now()
+		for i := 1; i <= reloads; i++ {
+			switch i % 3 {
+			case 0:
+				r.route(rt("ns", "churn", "churn.example.com", 2, toService("churn"), withPath(fmt.Sprintf("/v%d", i))))
+			case 1:
+				r.route(rt("ns", fmt.Sprintf("extra-%d", i), fmt.Sprintf("extra-%d.example.com", i), 3, toService("churn")))
+			case 2:
+				r.deleteRoute("ns", fmt.Sprintf("extra-%d", i-1))
+			}
+			r.publish()
+			r.waitReloads(base + i)
+		}
+		took := time.Since(start)
+		ok, failed, errs := load.finish()
+		t.Logf("%d reloads in %v under load: %d requests served, %d failed", reloads, took.Round(time.Millisecond), ok, failed)
+		if failed > 0 {
+			t.Errorf("%d of %d requests failed during reloads; first ones:\n  %s", failed, ok+failed, strings.Join(errs, "\n  "))
+		}
+		if ok < reloads {
+			t.Errorf("only %d requests were served: the load generator did not run", ok)
+		}
+		if n := r.reloads() - base; n < reloads {
+			t.Errorf("the master reports %d reloads, want at least %d", n, reloads)
+		}
+		// The process counts a reload once it has seen the new worker,
+		// which may be just after the master reports it.
+		eventually(t, 10*time.Second, "routeshift_router_reloads_total counts the reloads", func() error {
+			if n := counterValue(t, "routeshift_router_reloads_total") - metricBase; n < reloads {
+				return fmt.Errorf("grew by %v, want at least %d", n, reloads)
+			}
+			return nil
+		})
+		// The last configuration is the one serving.
+		wantServed(t, "churn.example.com/v99", r.get("churn.example.com", "/v99"), "churn")
+		wantNotServed(t, "churn.example.com/v96", r.get("churn.example.com", "/v96"))
+		wantNotServed(t, "extra-97.example.com (deleted)", r.get("extra-97.example.com", "/"))
+		wantServed(t, "extra-100.example.com", r.get("extra-100.example.com", "/"), "churn")
+	})
+
+	t.Run("endpoint_scale_2_3_2_1_2_reaches_exactly_the_endpoints_without_reload", func(t *testing.T) {
+		r.endpoints("ns", "scaled", pod1, pod2)
+		r.route(rt("ns", "scaled", "scaled.example.com", 4, toService("scaled"), annotated(routecore.AnnBalance, "roundrobin")))
+		r.publish()
+		r.servedBy("scaled.example.com", "/", "pod-1")
+		base := r.reloads()
+		updates := counterValue(t, "routeshift_router_runtime_updates_total")
+		r.scaleTo(t, "scaled.example.com", "scaled", pod1, pod2, pod3)
+		r.scaleTo(t, "scaled.example.com", "scaled", pod2, pod3)
+		r.wantHealthChecks("be_http:ns:scaled", "UP", "UP")
+		// A lone endpoint runs without health checks, as in OpenShift's
+		// router: the runtime API turns them off and on.
+		r.scaleTo(t, "scaled.example.com", "scaled", pod3)
+		r.wantHealthChecks("be_http:ns:scaled", "no check")
+		r.scaleTo(t, "scaled.example.com", "scaled", pod1, pod3)
+		r.wantHealthChecks("be_http:ns:scaled", "UP", "UP")
+		r.scaleTo(t, "scaled.example.com", "scaled", pod3)
+		r.wantHealthChecks("be_http:ns:scaled", "no check")
+		if n := r.reloads() - base; n != 0 {
+			t.Errorf("scaling endpoints 2 -> 3 -> 2 -> 1 -> 2 -> 1 reloaded HAProxy %d times, want 0", n)
+		}
+		if counterValue(t, "routeshift_router_runtime_updates_total") == updates {
+			t.Error("no endpoint change went through the runtime API")
+		}
+	})
+
+	t.Run("HAProxy_killed_serves_again_within_10s", func(t *testing.T) {
+		restarts := counterValue(t, "routeshift_router_haproxy_restarts_total")
+		pid := r.masterPid()
+		if pid == 0 {
+			t.Fatal("no HAProxy master")
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		killed := time.Now()
+		eventually(t, 10*time.Second, "served again after SIGKILL of the HAProxy master", func() error {
+			if p := r.masterPid(); p == pid || p == 0 {
+				return errors.New("HAProxy has not been started again")
+			}
+			if x := r.get("stable.example.com", "/"); !x.served("stable") {
+				return errors.New(x.String())
+			}
+			if _, _, err := r.p.reloads(); err != nil {
+				return fmt.Errorf("the new master does not answer: %w", err)
+			}
+			return nil
+		})
+		t.Logf("served again %v after the kill (new master %d)", time.Since(killed).Round(time.Millisecond), r.masterPid())
+		if counterValue(t, "routeshift_router_haproxy_restarts_total") <= restarts {
+			t.Error("routeshift_router_haproxy_restarts_total did not grow")
+		}
+		// The restarted HAProxy runs the last configuration.
+		wantServed(t, "churn.example.com/v99 after the restart", r.get("churn.example.com", "/v99"), "churn")
+		wantServed(t, "scaled.example.com after the restart", r.get("scaled.example.com", "/"), "pod-3")
+		r.wantHealthChecks("be_http:ns:scaled", "no check")
+	})
+}
+
+// TestTrafficRefusedConfiguration: a TEMPLATE_FILE that renders a
+// directive HAProxy refuses for one route: publishing that route does not
+// replace the running configuration (the other routes keep serving, the
+// failure is counted); once the route is gone, changes load again.
+func TestTrafficRefusedConfiguration(t *testing.T) {
+	// The built-in backend template, with a line HAProxy refuses for the
+	// route ns/broken.
+	const backendHead = "backend {{.Name}} from {{.Defaults}}"
+	i := strings.Index(builtinTemplates, `{{- define "backend" -}}`)
+	if i < 0 || !strings.Contains(builtinTemplates[i:], backendHead) {
+		t.Fatal("the built-in backend template has changed: update this test")
+	}
+	custom := strings.Replace(builtinTemplates[i:], backendHead,
+		backendHead+"\n{{- if eq .Route \"ns/broken\"}}\n  this-is-not-a-directive\n{{- end}}", 1)
+	template := writeTempFile(t, "template.cfg", custom)
+	r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.TemplateFile = template })
+	web := newBackend(t, "web", nil, nil)
+	r.endpoints("ns", "web", web)
+	r.route(rt("ns", "good", "good.example.com", 1, toService("web")))
+	r.start()
+	wantServed(t, "good.example.com", r.get("good.example.com", "/"), "web")
+
+	failures := counterValue(t, "routeshift_router_reload_failures_total")
+	reloads := r.reloads()
+	r.route(rt("ns", "broken", "broken.example.com", 2, toService("web")))
+	r.publish()
+	eventually(t, 30*time.Second, "routeshift_router_reload_failures_total grows", func() error {
+		if counterValue(t, "routeshift_router_reload_failures_total") <= failures {
+			return errors.New("no failure counted")
+		}
+		return nil
+	})
+	eventually(t, 10*time.Second, "the refusal is logged with HAProxy's reason", func() error {
+		if !strings.Contains(r.logged(), "this-is-not-a-directive") {
+			return fmt.Errorf("log:\n%s", r.logged())
+		}
+		return nil
+	})
+	wantServed(t, "good.example.com while the refused configuration is pending", r.get("good.example.com", "/"), "web")
+	wantNotServed(t, "broken.example.com", r.get("broken.example.com", "/"))
+	if n := r.reloads(); n != reloads {
+		t.Errorf("HAProxy reloaded %d times with a configuration it refuses", n-reloads)
+	}
+	if !r.p.Ready() {
+		t.Error("the process is not ready any more")
+	}
+
+	// Remove the route and add another: the next configuration loads.
+	r.deleteRoute("ns", "broken")
+	r.route(rt("ns", "later", "later.example.com", 3, toService("web")))
+	r.publish()
+	r.servedBy("later.example.com", "/", "web")
+	wantServed(t, "good.example.com after recovery", r.get("good.example.com", "/"), "web")
+	if n := r.reloads(); n <= reloads {
+		t.Error("the configuration after the refused one was not loaded by a reload")
+	}
+}
+
+// TestTrafficMetrics: after a reload, Process.Stats returns HAProxy's CSV,
+// and the exporter over it counts the connections of the public frontend.
+func TestTrafficMetrics(t *testing.T) {
+	r := newTrafficRouter(t)
+	web := newBackend(t, "web", nil, nil)
+	r.endpoints("ns", "web", web)
+	r.route(rt("ns", "first", "first.example.com", 1, toService("web")))
+	r.start()
+	reloads := r.reloads()
+	r.route(rt("ns", "second", "second.example.com", 2, toService("web")))
+	r.publish()
+	r.servedBy("second.example.com", "/", "web")
+	r.waitReloads(reloads + 1)
+	const requests = 5
+	for range requests {
+		wantServed(t, "first.example.com", r.get("first.example.com", "/"), "web")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	csv, err := r.p.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(csv, "# pxname,svname,") || !strings.Contains(csv, "\npublic,FRONTEND,") || !strings.Contains(csv, "\nbe_http:ns:second,") {
+		t.Fatalf("Stats: not the CSV of the running configuration:\n%s", csv)
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(NewExporter(r.cfg, r.p.Stats))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, mf := range mfs {
+		if mf.GetName() != "haproxy_frontend_connections_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "frontend" && l.GetValue() == "public" {
+					found = true
+					if v := m.GetCounter().GetValue(); v < requests {
+						t.Errorf("haproxy_frontend_connections_total{frontend=\"public\"} = %v, want at least %d", v, requests)
+					}
+				}
+			}
+		}
+	}
+	if !found {
+		t.Error("no haproxy_frontend_connections_total{frontend=\"public\"}")
+	}
+}

@@ -1,0 +1,336 @@
+package haproxy
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"crypto/sha1"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// TLS traffic: edge (own and default certificate, insecure policies),
+// reencrypt (the backend is verified), passthrough (the backend's
+// certificate reaches the client), WebSockets through an edge route,
+// unknown hosts over HTTPS and ROUTER_STRICT_SNI.
+
+// routerDefaultCertificate is a router default certificate issued by its own CA.
+func routerDefaultCertificate(t *testing.T) (ca, leaf *certs.KeyPair) {
+	ca = newCA(t, "router default CA")
+	return ca, issue(t, ca, "router-default.example.org")
+}
+
+// sameCert reports whether the connection's leaf certificate is kp's.
+func sameCert(state *tls.ConnectionState, kp *certs.KeyPair) bool {
+	return state != nil && len(state.PeerCertificates) > 0 && bytes.Equal(state.PeerCertificates[0].Raw, kp.Cert.Raw)
+}
+
+func leafName(state *tls.ConnectionState) string {
+	if state == nil || len(state.PeerCertificates) == 0 {
+		return "no certificate"
+	}
+	return state.PeerCertificates[0].Subject.CommonName
+}
+
+// handshake dials the router's HTTPS port with SNI serverName ("" sends
+// none) and returns the connection state.
+func (r *trafficRouter) handshake(serverName string, roots *x509.CertPool) (*tls.ConnectionState, error) {
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	conn, err := tls.DialWithDialer(d, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(r.cfg.HTTPSPort)),
+		&tls.Config{ServerName: serverName, RootCAs: roots, InsecureSkipVerify: roots == nil})
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	state := conn.ConnectionState()
+	return &state, nil
+}
+
+func TestTrafficTLS(t *testing.T) {
+	defaultCA, defaultLeaf := routerDefaultCertificate(t)
+	r := newTrafficRouter(t, func(d *DataPlaneConfig) {
+		d.DefaultCertificate = string(defaultLeaf.CertPEM) + string(defaultLeaf.KeyPEM)
+	})
+
+	// Plain backends behind edge routes.
+	web := newBackend(t, "web", nil, nil)
+	r.endpoints("ns", "web", web)
+	routeCA := newCA(t, "route CA")
+	routeLeaf := issue(t, routeCA, "secure.example.com")
+	edge := routecore.TLSTerminationEdge
+	r.route(rt("ns", "edge-own-cert", "secure.example.com", 1, toService("web"), terminated(edge, "", routeLeaf, routeCA)))
+	r.route(rt("ns", "edge-default-cert", "default-cert.example.com", 2, toService("web"), terminated(edge, "", nil, nil)))
+	r.route(rt("ns", "insecure-none", "none.example.com", 3, toService("web"), terminated(edge, routecore.InsecureEdgeTerminationPolicyNone, nil, nil)))
+	r.route(rt("ns", "insecure-allow", "allow.example.com", 4, toService("web"), terminated(edge, routecore.InsecureEdgeTerminationPolicyAllow, nil, nil)))
+	r.route(rt("ns", "insecure-redirect", "redirect.example.com", 5, toService("web"), terminated(edge, routecore.InsecureEdgeTerminationPolicyRedirect, nil, nil)))
+
+	// Reencrypt: the backend serves a certificate of backendCA.
+	backendCA, otherCA := newCA(t, "backend CA"), newCA(t, "another CA")
+	secureBackend := newBackend(t, "secure-backend", nil, tlsServerConfig(t, issue(t, backendCA, "127.0.0.1", "secure-backend.ns.svc")))
+	r.endpoints("ns", "secure-backend", secureBackend)
+	reencrypt := routecore.TLSTerminationReencrypt
+	r.route(rt("ns", "reencrypt", "reencrypt.example.com", 6, toService("secure-backend"), terminated(reencrypt, "", nil, nil), destinationCA(backendCA)))
+	r.route(rt("ns", "reencrypt-wrong-ca", "wrong-ca.example.com", 7, toService("secure-backend"), terminated(reencrypt, "", nil, nil), destinationCA(otherCA)))
+
+	// Passthrough: the backend terminates TLS with its own certificate.
+	podCA := newCA(t, "pod CA")
+	podLeaf := issue(t, podCA, "passthrough.example.com")
+	pod := newBackend(t, "pod", nil, tlsServerConfig(t, podLeaf))
+	r.endpoints("ns", "pod", pod)
+	r.route(rt("ns", "passthrough", "passthrough.example.com", 8, toService("pod"), terminated(routecore.TLSTerminationPassthrough, "", nil, nil)))
+
+	// WebSocket echo behind an edge route.
+	ws := newBackend(t, "ws", websocketEcho, nil)
+	r.endpoints("ns", "ws", ws)
+	r.route(rt("ns", "websocket", "ws.example.com", 9, toService("ws"), terminated(edge, "", nil, nil)))
+	r.start()
+
+	https := r.client(clientOptions{})
+	t.Run("edge_own_certificate_via_SNI", func(t *testing.T) {
+		x := fetch(r.client(clientOptions{roots: pool(routeCA)}), "https://secure.example.com/")
+		wantServed(t, "https://secure.example.com/ verified with the route's CA", x, "web")
+		if !sameCert(x.tls, routeLeaf) {
+			t.Errorf("the client saw %s, want the route's certificate", leafName(x.tls))
+		}
+		state, err := r.handshake("secure.example.com", pool(routeCA))
+		if err != nil || !sameCert(state, routeLeaf) {
+			t.Errorf("tls.Dial with SNI secure.example.com: %v, leaf %s", err, leafName(state))
+		}
+	})
+	t.Run("edge_without_certificate_serves_the_default_one", func(t *testing.T) {
+		x := fetch(https, "https://default-cert.example.com/")
+		wantServed(t, "https://default-cert.example.com/", x, "web")
+		if !sameCert(x.tls, defaultLeaf) {
+			t.Errorf("the client saw %s, want the default certificate", leafName(x.tls))
+		}
+		state, err := r.handshake("router-default.example.org", pool(defaultCA))
+		if err != nil || !sameCert(state, defaultLeaf) {
+			t.Errorf("the default certificate does not verify with its CA: %v, leaf %s", err, leafName(state))
+		}
+	})
+	t.Run("insecure_policy_None_refuses_HTTP", func(t *testing.T) {
+		wantNotServed(t, "http://none.example.com/", r.get("none.example.com", "/"))
+		wantServed(t, "https://none.example.com/", fetch(https, "https://none.example.com/"), "web")
+		wantNotServed(t, "http://secure.example.com/ (policy empty)", r.get("secure.example.com", "/"))
+	})
+	t.Run("insecure_policy_Allow_serves_HTTP", func(t *testing.T) {
+		wantServed(t, "http://allow.example.com/", r.get("allow.example.com", "/"), "web")
+		wantServed(t, "https://allow.example.com/", fetch(https, "https://allow.example.com/"), "web")
+	})
+	t.Run("insecure_policy_Redirect_sends_302_to_https", func(t *testing.T) {
+		before := web.hits.Load()
+		x := r.get("redirect.example.com", "/some/path?q=1")
+		if want := "https://redirect.example.com/some/path?q=1"; x.err != nil || x.code != http.StatusFound || x.header.Get("Location") != want {
+			t.Errorf("http://redirect.example.com/some/path?q=1: %v, Location %q; want 302 to %s", x, x.header.Get("Location"), want)
+		}
+		if web.hits.Load() != before {
+			t.Error("the redirected request reached the backend")
+		}
+		wantServed(t, "https://redirect.example.com/", fetch(https, "https://redirect.example.com/some/path"), "web")
+	})
+	t.Run("reencrypt_verifies_the_backend_with_the_destination_CA", func(t *testing.T) {
+		wantServed(t, "https://reencrypt.example.com/", fetch(https, "https://reencrypt.example.com/"), "secure-backend")
+	})
+	t.Run("reencrypt_with_the_wrong_destination_CA_fails", func(t *testing.T) {
+		before := secureBackend.hits.Load()
+		x := fetch(https, "https://wrong-ca.example.com/")
+		if x.err != nil || x.code != http.StatusServiceUnavailable || x.header.Get("X-Backend") != "" {
+			t.Errorf("https://wrong-ca.example.com/: %v, want HAProxy's 503", x)
+		}
+		if secureBackend.hits.Load() != before {
+			t.Error("a request reached a backend whose certificate the destination CA does not verify")
+		}
+	})
+	t.Run("passthrough_client_sees_the_backend_certificate", func(t *testing.T) {
+		x := fetch(r.client(clientOptions{roots: pool(podCA)}), "https://passthrough.example.com/")
+		wantServed(t, "https://passthrough.example.com/ verified with the pod's CA", x, "pod")
+		if !sameCert(x.tls, podLeaf) {
+			t.Errorf("the client saw %s, want the backend's certificate", leafName(x.tls))
+		}
+		if x.tls != nil && sameCert(x.tls, defaultLeaf) {
+			t.Error("the router terminated TLS")
+		}
+	})
+	t.Run("websocket_upgrade_through_edge_route", func(t *testing.T) {
+		if err := websocketRoundTrip(r, "ws.example.com", "hello through the router"); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("unknown_host_HTTPS_gets_default_certificate_and_503", func(t *testing.T) {
+		x := fetch(https, "https://unknown.example.com/")
+		wantNotServed(t, "https://unknown.example.com/", x)
+		if !sameCert(x.tls, defaultLeaf) {
+			t.Errorf("the client saw %s, want the default certificate", leafName(x.tls))
+		}
+		state, err := r.handshake("", nil)
+		if err != nil || !sameCert(state, defaultLeaf) {
+			t.Errorf("TLS without SNI: %v, leaf %s; want the default certificate", err, leafName(state))
+		}
+		wantNotServed(t, "http://unknown.example.com/", r.get("unknown.example.com", "/"))
+	})
+}
+
+// TestTrafficStrictSNI: with ROUTER_STRICT_SNI a TLS handshake whose SNI no
+// route's certificate matches fails, while a route with its own
+// certificate is still served.
+func TestTrafficStrictSNI(t *testing.T) {
+	_, defaultLeaf := routerDefaultCertificate(t)
+	r := newTrafficRouter(t, func(d *DataPlaneConfig) {
+		d.StrictSNI = true
+		d.DefaultCertificate = string(defaultLeaf.CertPEM) + string(defaultLeaf.KeyPEM)
+	})
+	r.endpoints("ns", "web", newBackend(t, "web", nil, nil))
+	routeCA := newCA(t, "route CA")
+	routeLeaf := issue(t, routeCA, "secure.example.com")
+	r.route(rt("ns", "edge", "secure.example.com", 1, toService("web"), terminated(routecore.TLSTerminationEdge, "", routeLeaf, routeCA)))
+	r.start()
+
+	x := fetch(r.client(clientOptions{roots: pool(routeCA)}), "https://secure.example.com/")
+	wantServed(t, "https://secure.example.com/ under strict SNI", x, "web")
+	if state, err := r.handshake("unknown.example.com", nil); err == nil {
+		t.Errorf("TLS handshake with SNI unknown.example.com succeeded (certificate %s), want it refused", leafName(state))
+	}
+}
+
+// websocketEcho answers a WebSocket upgrade by hand (RFC 6455) and echoes
+// one text frame.
+func websocketEcho(w http.ResponseWriter, req *http.Request) {
+	if req.Header.Get("Upgrade") != "websocket" || req.Header.Get("Sec-WebSocket-Key") == "" {
+		http.Error(w, "not a WebSocket upgrade", http.StatusBadRequest)
+		return
+	}
+	conn, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
+		websocketAccept(req.Header.Get("Sec-WebSocket-Key")))
+	if rw.Flush() != nil {
+		return
+	}
+	payload, err := readFrame(rw.Reader)
+	if err != nil {
+		return
+	}
+	_ = writeFrame(rw.Writer, payload, false)
+	_ = rw.Flush()
+}
+
+func websocketAccept(key string) string {
+	sum := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+	return base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// writeFrame writes one final text frame, masked as clients must.
+func writeFrame(w io.Writer, payload []byte, masked bool) error {
+	if len(payload) > 125 {
+		return errors.New("payload too long for this test")
+	}
+	head := []byte{0x81, byte(len(payload))}
+	body := bytes.Clone(payload)
+	if masked {
+		head[1] |= 0x80
+		var key [4]byte
+		_, _ = rand.Read(key[:])
+		head = append(head, key[:]...)
+		for i := range body {
+			body[i] ^= key[i%4]
+		}
+	}
+	_, err := w.Write(append(head, body...))
+	return err
+}
+
+// readFrame reads one frame and returns its (unmasked) payload.
+func readFrame(r *bufio.Reader) ([]byte, error) {
+	var head [2]byte
+	if _, err := io.ReadFull(r, head[:]); err != nil {
+		return nil, err
+	}
+	if head[0]&0x0f != 1 {
+		return nil, fmt.Errorf("frame opcode %d, want 1 (text)", head[0]&0x0f)
+	}
+	n := uint64(head[1] & 0x7f)
+	switch n {
+	case 126:
+		var ext [2]byte
+		if _, err := io.ReadFull(r, ext[:]); err != nil {
+			return nil, err
+		}
+		n = uint64(binary.BigEndian.Uint16(ext[:]))
+	case 127:
+		return nil, errors.New("frame too long for this test")
+	}
+	var key [4]byte
+	if head[1]&0x80 != 0 {
+		if _, err := io.ReadFull(r, key[:]); err != nil {
+			return nil, err
+		}
+	}
+	payload := make([]byte, n)
+	if _, err := io.ReadFull(r, payload); err != nil {
+		return nil, err
+	}
+	if head[1]&0x80 != 0 {
+		for i := range payload {
+			payload[i] ^= key[i%4]
+		}
+	}
+	return payload, nil
+}
+
+// websocketRoundTrip upgrades a TLS connection to host through the router
+// and checks that a frame comes back.
+func websocketRoundTrip(r *trafficRouter, host, message string) error {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp",
+		net.JoinHostPort("127.0.0.1", strconv.Itoa(r.cfg.HTTPSPort)), &tls.Config{ServerName: host, InsecureSkipVerify: true})
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(15 * time.Second))
+	key := base64.StdEncoding.EncodeToString([]byte("0123456789abcdef"))
+	req, _ := http.NewRequest(http.MethodGet, "https://"+host+"/chat", nil)
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Sec-WebSocket-Key", key)
+	req.Header.Set("Sec-WebSocket-Version", "13")
+	if err := req.Write(conn); err != nil {
+		return err
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, req)
+	if err != nil {
+		return fmt.Errorf("reading the upgrade response: %w", err)
+	}
+	if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Sec-WebSocket-Accept") != websocketAccept(key) {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("upgrade answered %s (Accept %q): %q", resp.Status, resp.Header.Get("Sec-WebSocket-Accept"), body)
+	}
+	if err := writeFrame(conn, []byte(message), true); err != nil {
+		return err
+	}
+	echo, err := readFrame(br)
+	if err != nil {
+		return fmt.Errorf("reading the echoed frame: %w", err)
+	}
+	if string(echo) != message {
+		return fmt.Errorf("echo %q, want %q", echo, message)
+	}
+	return nil
+}
