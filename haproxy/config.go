@@ -151,8 +151,8 @@ var Settings = []Setting{
 	// TLS.
 	{"DEFAULT_CERTIFICATE", "default-certificate", "", "PEM certificate and key served to TLS clients no route claims", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificate })},
 	{"DEFAULT_CERTIFICATE_PATH", "default-certificate-path", "", "file with the default certificate and key (if DEFAULT_CERTIFICATE is empty)", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificatePath })},
-	{"DEFAULT_CERTIFICATE_DIR", "default-certificate-dir", "", "directory with tls.crt (and tls.key) of the default certificate (if the two above are empty); reloaded on change", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificateDir })},
-	{"DEFAULT_DESTINATION_CA_PATH", "default-destination-ca-path", "", "CA that verifies reencrypt backends of routes without destinationCACertificate (default: the service CA file when present)", str(func(c *Config) *string { return &c.DataPlane.DefaultDestinationCAPath })},
+	{"DEFAULT_CERTIFICATE_DIR", "default-certificate-dir", "", "directory with tls.crt (and tls.key) of the default certificate (if the two above are empty); checked every 10s and loaded when renewed", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificateDir })},
+	{"DEFAULT_DESTINATION_CA_PATH", "default-destination-ca-path", "", "CA file that verifies the endpoints of reencrypt routes without destinationCACertificate, used while the file exists (checked every 10s); without it such endpoints are not verified", str(func(c *Config) *string { return &c.DataPlane.DefaultDestinationCAPath })},
 	{"ROUTER_CIPHERS", "ciphers", "intermediate", "cipher profile (modern, intermediate, old) or a ':'-separated OpenSSL cipher list", ciphers},
 	{"ROUTER_STRICT_SNI", "strict-sni", "false", "refuse TLS connections whose SNI no route claims instead of serving the default certificate", boolean(func(c *Config) *bool { return &c.DataPlane.StrictSNI })},
 

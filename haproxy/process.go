@@ -73,6 +73,9 @@ type Process struct {
 	HAProxy string
 	// Log receives HAProxy's own output (default: standard error).
 	Log io.Writer
+	// filePoll is how often files the configuration depends on beyond the
+	// snapshots (Renderer.WatchesFiles) are checked for changes.
+	filePoll time.Duration
 
 	mu         sync.Mutex
 	cmd        *exec.Cmd
@@ -83,15 +86,16 @@ type Process struct {
 	ready      atomic.Bool
 	lastLoad   time.Time
 	stopping   atomic.Bool
-	pending    *Output // rendered, not yet loaded (waiting for RELOAD_INTERVAL)
-	pendingOK  bool    // pending holds a synced snapshot
-	failing    bool    // the last load failed: the files on disk are lastGood
+	last       *Snapshot // the latest snapshot applied
+	pending    *Output   // rendered, not yet loaded (waiting for RELOAD_INTERVAL)
+	pendingOK  bool      // pending holds a synced snapshot
+	failing    bool      // the last load failed: the files on disk are lastGood
 }
 
 // NewProcess returns a Process that renders with renderer and serves the
 // snapshots of sub.
 func NewProcess(cfg DataPlaneConfig, renderer *Renderer, sub *Subscription) *Process {
-	return &Process{cfg: cfg, renderer: renderer, snapshots: sub, HAProxy: "haproxy"}
+	return &Process{cfg: cfg, renderer: renderer, snapshots: sub, HAProxy: "haproxy", filePoll: 10 * time.Second}
 }
 
 // Ready reports whether HAProxy serves a complete configuration.
@@ -113,6 +117,12 @@ func (p *Process) Start(ctx context.Context) error {
 	defer p.stop()
 	tick := time.NewTicker(p.cfg.ReloadInterval)
 	defer tick.Stop()
+	var files <-chan time.Time
+	if p.renderer.WatchesFiles() {
+		t := time.NewTicker(p.filePoll)
+		defer t.Stop()
+		files = t.C
+	}
 	snapshots := make(chan Snapshot)
 	go func() {
 		defer close(snapshots)
@@ -150,6 +160,13 @@ func (p *Process) Start(ctx context.Context) error {
 			if err := p.flush(ctx, false); err != nil {
 				log.Error(err, "loading the configuration")
 			}
+		case <-files:
+			if p.last != nil && p.renderer.FilesChanged() {
+				log.Info("the default certificate or destination CA changed: loading it")
+				if err := p.apply(ctx, *p.last); err != nil {
+					log.Error(err, "applying the configuration")
+				}
+			}
 		case <-exited:
 			if p.stopping.Load() {
 				return nil
@@ -173,6 +190,7 @@ func (p *Process) Start(ctx context.Context) error {
 // apply renders a snapshot and either updates servers at runtime or
 // schedules a reload.
 func (p *Process) apply(ctx context.Context, snap Snapshot) error {
+	p.last = &snap
 	out, err := p.renderer.Render(snap)
 	if err != nil {
 		reloadFailures.Inc()

@@ -155,12 +155,7 @@ func (r *Renderer) tryTemplates() error {
 // Render does not modify snap. On error nothing of snap is kept: the next
 // call starts from the last successful one.
 func (r *Renderer) Render(snap Snapshot) (*Output, error) {
-	defaultCA := ""
-	if p := r.cfg.DefaultDestinationCAPath; p != "" {
-		if _, err := os.Stat(p); err == nil {
-			defaultCA = p
-		}
-	}
+	defaultCA := r.defaultDestinationCA()
 	force := !r.rendered || defaultCA != r.defaultCA
 	dirty := r.dirtyRoutes(snap, force || snap.Version != r.version+1)
 	updates, removed, err := r.renderRoutes(snap, dirty, defaultCA, force)
@@ -189,6 +184,43 @@ func (r *Renderer) Render(snap Snapshot) (*Output, error) {
 	reload, servers := r.apply(updates, removed, next)
 	r.rendered, r.version, r.defaultCA = true, snap.Version, defaultCA
 	return r.output(next, reload, servers), nil
+}
+
+// defaultDestinationCA is DEFAULT_DESTINATION_CA_PATH when that file
+// exists, else empty.
+func (r *Renderer) defaultDestinationCA() string {
+	if p := r.cfg.DefaultDestinationCAPath; p != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// WatchesFiles reports whether the configuration depends on files outside
+// the snapshots (DEFAULT_CERTIFICATE_DIR, DEFAULT_DESTINATION_CA_PATH), which
+// FilesChanged checks.
+func (r *Renderer) WatchesFiles() bool {
+	return r.defaultCert.dir != "" || r.cfg.DefaultDestinationCAPath != ""
+}
+
+// FilesChanged reports whether the default certificate in
+// DEFAULT_CERTIFICATE_DIR or the existence of DEFAULT_DESTINATION_CA_PATH
+// differs from what the last Render used: rendering the same snapshot again
+// picks the change up. An unreadable certificate is no change (Render
+// would fail on it; the served one stays).
+func (r *Renderer) FilesChanged() bool {
+	if !r.rendered {
+		return false
+	}
+	if r.defaultDestinationCA() != r.defaultCA {
+		return true
+	}
+	if r.defaultCert.dir == "" {
+		return false
+	}
+	pem, err := r.defaultCert.content()
+	return err == nil && !bytes.Equal(pem, r.files[defaultCrtFile].Data)
 }
 
 // fileEdit is the next set of files, built from the current one, with the

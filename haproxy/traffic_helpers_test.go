@@ -41,6 +41,8 @@ type trafficRouter struct {
 	feed  *Feed
 	p     *Process
 	rv    int
+	// filePoll, when set, replaces the Process's file check interval.
+	filePoll time.Duration
 	// slices are the EndpointSlice names set per service key.
 	slices map[string]map[string]bool
 
@@ -122,6 +124,9 @@ func (r *trafficRouter) start() *trafficRouter {
 		r.t.Fatal(err)
 	}
 	r.p = NewProcess(r.cfg, renderer, r.feed.Subscribe())
+	if r.filePoll > 0 {
+		r.p.filePoll = r.filePoll
+	}
 	// The process logs into the test's log.
 	logger := funcr.New(func(prefix, args string) {
 		r.logMu.Lock()

@@ -14,6 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -333,4 +334,39 @@ func websocketRoundTrip(r *trafficRouter, host, message string) error {
 		return fmt.Errorf("echo %q, want %q", echo, message)
 	}
 	return nil
+}
+
+// TestTrafficDefaultCertificateRenewed: a certificate renewed in
+// DEFAULT_CERTIFICATE_DIR (as cert-manager or a Secret volume renews it) is
+// served without any route changing.
+func TestTrafficDefaultCertificateRenewed(t *testing.T) {
+	dir := t.TempDir()
+	ca := newCA(t, "default certificate CA")
+	write := func(kp *certs.KeyPair) {
+		for name, data := range map[string][]byte{"tls.crt": kp.CertPEM, "tls.key": kp.KeyPEM} {
+			if err := certs.WriteFileAtomic(filepath.Join(dir, name), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	first, renewed := issue(t, ca, "first.example.org"), issue(t, ca, "renewed.example.org")
+	write(first)
+	r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.DefaultCertificateDir = dir })
+	r.filePoll = 100 * time.Millisecond
+	r.start()
+	state, err := r.handshake("", nil)
+	if err != nil || !sameCert(state, first) {
+		t.Fatalf("before the renewal: %v, leaf %s; want first.example.org", err, leafName(state))
+	}
+	write(renewed)
+	eventually(t, 10*time.Second, "the renewed default certificate is served", func() error {
+		state, err := r.handshake("", nil)
+		if err != nil {
+			return err
+		}
+		if !sameCert(state, renewed) {
+			return fmt.Errorf("served %s", leafName(state))
+		}
+		return nil
+	})
 }

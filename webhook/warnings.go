@@ -48,9 +48,10 @@ func (s *Server) claimWarnings(ctx context.Context, r *review) []string {
 	if holder == nil || holder.Namespace == route.Namespace {
 		return nil
 	}
-	return []string{fmt.Sprintf("spec.host: %s is already held by route %s/%s, which is older and in another namespace; "+
-		"routers that check namespace ownership will not admit this route (HostAlreadyClaimed)",
-		route.Spec.Host, holder.Namespace, holder.Name)}
+	// Like the routers' status messages, the warning does not name a
+	// Route of another namespace.
+	return []string{fmt.Sprintf("spec.host: %s is already held by an older route in another namespace; "+
+		"routers that check namespace ownership will not admit this route (HostAlreadyClaimed)", route.Spec.Host)}
 }
 
 // older reports whether a was created before b; b may be a Route being

@@ -151,6 +151,13 @@ func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhoo
 		}
 		ctrl.Log.Info("serving the Route admission webhooks", "port", wh.port, "certDir", wh.certDir)
 	}
+	if ctl != nil && wh == nil {
+		// Without a webhook server to wait for, the controller is ready
+		// when its process answers.
+		if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+			return err
+		}
+	}
 	if ctl != nil {
 		if _, err := ingress.SetupWithManager(ctx, mgr, *ctl); err != nil {
 			return err
