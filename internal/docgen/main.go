@@ -1,11 +1,13 @@
 // Command docgen writes the reference pages that are generated from the
 // code (`make generate` runs it; CI fails when they are out of date): the
-// router's settings from haproxy.Settings and the route annotations from
-// routecore.AnnotationCatalogue.
+// router's settings from haproxy.Settings, the route annotations from
+// routecore.AnnotationCatalogue, and the validation rules with their
+// messages, from running the validation on example Routes.
 package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,12 +22,27 @@ func main() {
 	if len(os.Args) > 1 {
 		dir = os.Args[1]
 	}
-	for name, content := range map[string]string{"router-settings.md": settings(), "annotations.md": annotations()} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+	pages, err := generate()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docgen:", err)
+		os.Exit(1)
+	}
+	for _, name := range slices.Sorted(maps.Keys(pages)) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(pages[name]), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 	}
+}
+
+// generate returns every generated page by file name. Nothing is written
+// unless every page could be made.
+func generate() (map[string]string, error) {
+	validation, err := validationPage()
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"router-settings.md": settings(), "annotations.md": annotations(), "validation.md": validation}, nil
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
