@@ -37,6 +37,7 @@ import (
 
 	"github.com/routeshift/routeshift/haproxy"
 	"github.com/routeshift/routeshift/ingress"
+	"github.com/routeshift/routeshift/internal/hostaddr"
 	"github.com/routeshift/routeshift/manifests"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/webhook"
@@ -446,7 +447,7 @@ func (r *localRun) startRouter(ctx context.Context) error {
 // TLS). Kubernetes refuses loopback addresses in EndpointSlices, so the
 // backend listens on the machine's own address.
 func (r *localRun) deployDemo(ctx context.Context) error {
-	ip, err := hostAddress()
+	ip, err := hostaddr.IPv4()
 	if err != nil {
 		return err
 	}
@@ -493,27 +494,6 @@ func (r *localRun) deployDemo(ctx context.Context) error {
 		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
 		Ports:       []discoveryv1.EndpointPort{{Name: &portName, Port: &port}}}
 	return r.apply(ctx, toUnstructured(es))
-}
-
-// hostAddress is the machine's first IPv4 address that an EndpointSlice
-// may hold: up, not loopback, not link-local.
-func hostAddress() (string, error) {
-	ifaces, err := net.Interfaces()
-	if err != nil {
-		return "", err
-	}
-	for _, iface := range ifaces {
-		if iface.Flags&net.FlagUp == 0 || iface.Flags&net.FlagLoopback != 0 {
-			continue
-		}
-		addrs, _ := iface.Addrs()
-		for _, a := range addrs {
-			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && ipn.IP.IsGlobalUnicast() {
-				return ipn.IP.String(), nil
-			}
-		}
-	}
-	return "", errors.New("this machine has no non-loopback IPv4 address for the demo backend (Kubernetes refuses loopback endpoints): bring up a network interface")
 }
 
 func toUnstructured(o client.Object) *unstructured.Unstructured {

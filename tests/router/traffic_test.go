@@ -1,0 +1,184 @@
+package router
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/routeshift/routeshift/internal/hostaddr"
+	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/tests/framework"
+)
+
+// backend is an HTTP server on the machine's own address (Kubernetes
+// refuses loopback endpoints) that answers with its name.
+func backend(t *testing.T, name string) (ip string, port int32) {
+	t.Helper()
+	ip, err := hostaddr.IPv4()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, name)
+	})}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return ip, int32(l.Addr().(*net.TCPAddr).Port)
+}
+
+// endpointSlice lists the backends of service web as ready endpoints on
+// port "http".
+func endpointSlice(ns string, addrs map[string]int32) *discoveryv1.EndpointSlice {
+	es := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-1",
+		Labels: map[string]string{discoveryv1.LabelServiceName: "web"}}, AddressType: discoveryv1.AddressTypeIPv4}
+	var port int32
+	ready := true
+	for ip, p := range addrs {
+		es.Endpoints = append(es.Endpoints, discoveryv1.Endpoint{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}})
+		port = p
+	}
+	name := "http"
+	es.Ports = []discoveryv1.EndpointPort{{Name: &name, Port: &port}}
+	return es
+}
+
+// get asks the router's port for host and returns the status and body.
+func get(client *http.Client, url, host string) (int, string, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	req.Host = host
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
+
+// eventually retries check for 30 s.
+func eventually(t *testing.T, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v after 30s", what, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// metric reads an unlabelled counter from the router's /metrics.
+func metric(t *testing.T, r *framework.Router, name string) float64 {
+	t.Helper()
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", r.ListenPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == name {
+			v, _ := strconv.ParseFloat(f[1], 64)
+			return v
+		}
+	}
+	t.Fatalf("no %s in /metrics", name)
+	return 0
+}
+
+// TestRouterServesTraffic: `routeshift router`, running with its service
+// account's permissions against the real API server, serves a Route
+// through HAProxy over HTTP and edge TLS, follows endpoint changes without
+// reloading, and stops serving a deleted Route.
+func TestRouterServesTraffic(t *testing.T) {
+	cp := framework.Cluster(t)
+	ctx := context.Background()
+	ns := cp.CreateNamespace(t, "traffic")
+	ipA, portA := backend(t, "pod-a")
+	_, portB := backend(t, "pod-b")
+	// Both backends listen on the machine's address on different ports: an
+	// EndpointSlice has one set of ports, so pod-b gets a second slice.
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}, Spec: corev1.ServiceSpec{
+		Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromString("http")}}}}
+	create(t, cp, svc, endpointSlice(ns, map[string]int32{ipA: portA}))
+	plain := route(ns, "plain", "plain.example.com", nil)
+	plain.Spec.Port = &routecore.RoutePort{TargetPort: intstr.FromString("http")}
+	edge := route(ns, "edge", "edge.example.com", nil)
+	edge.Spec.TLS = &routecore.TLSConfig{Termination: routecore.TLSTerminationEdge}
+	create(t, cp, plain, edge)
+
+	r := cp.StartRouter(t, "traffic")
+	waitStatus(t, cp, ns, "plain", "traffic: True")
+	httpURL := fmt.Sprintf("http://127.0.0.1:%d/", r.HTTPPort)
+	httpsURL := fmt.Sprintf("https://127.0.0.1:%d/", r.HTTPSPort)
+	client := &http.Client{Timeout: 5 * time.Second}
+	eventually(t, "plain.example.com served by pod-a", func() error {
+		if code, body, err := get(client, httpURL, "plain.example.com"); err != nil || code != 200 || body != "pod-a" {
+			return fmt.Errorf("%d %q %v", code, body, err)
+		}
+		return nil
+	})
+	// Edge TLS with the router's default certificate, chosen by SNI.
+	tlsClient := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{ServerName: "edge.example.com", InsecureSkipVerify: true}}}
+	eventually(t, "edge.example.com served over TLS", func() error {
+		if code, body, err := get(tlsClient, httpsURL, "edge.example.com"); err != nil || code != 200 || body != "pod-a" {
+			return fmt.Errorf("%d %q %v", code, body, err)
+		}
+		return nil
+	})
+
+	// A second endpoint: reached through the runtime API, no reload.
+	reloads := metric(t, r, "routeshift_router_reloads_total")
+	es := endpointSlice(ns, map[string]int32{ipA: portA})
+	es.Name = "web-2"
+	p := portB
+	es.Ports[0].Port = &p
+	create(t, cp, es)
+	seen := map[string]bool{}
+	eventually(t, "both endpoints reached", func() error {
+		_, body, _ := get(client, httpURL, "plain.example.com")
+		seen[body] = true
+		if !seen["pod-a"] || !seen["pod-b"] {
+			return fmt.Errorf("reached %v", seen)
+		}
+		return nil
+	})
+	if n := metric(t, r, "routeshift_router_reloads_total"); n != reloads {
+		t.Errorf("adding an endpoint reloaded HAProxy %v times, want 0", n-reloads)
+	}
+
+	// A deleted Route is no longer served.
+	if err := cp.Client.Delete(ctx, plain); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "plain.example.com no longer served", func() error {
+		if code, _, err := get(client, httpURL, "plain.example.com"); err != nil || code != http.StatusServiceUnavailable {
+			return fmt.Errorf("%d %v", code, err)
+		}
+		return nil
+	})
+}
