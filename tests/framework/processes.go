@@ -211,3 +211,20 @@ func WaitHTTP(ctx context.Context, url string, timeout time.Duration, p *Process
 		}
 	}
 }
+
+// Eventually retries check every 100 ms until it returns nil, and fails
+// the test with what and check's last error after 30 s.
+func Eventually(t testing.TB, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still not true after 30s: %v", what, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

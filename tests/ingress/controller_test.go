@@ -28,21 +28,6 @@ func TestMain(m *testing.M) {
 	os.Exit(framework.MainWith(m, framework.Options{ControllerManager: true, Controller: true}))
 }
 
-// eventually retries check until it returns nil or 30 s pass.
-func eventually(t *testing.T, what string, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still not true after 30s: %v", what, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 // routesOf lists the Routes in ns, by name.
 func routesOf(ctx context.Context, c client.Client, ns string) (map[string]routecore.Route, error) {
@@ -71,7 +56,7 @@ func wantRoutes(t *testing.T, cp *framework.ControlPlane, ns string, want ...str
 	t.Helper()
 	slices.Sort(want)
 	var got map[string]routecore.Route
-	eventually(t, fmt.Sprintf("routes %v", want), func() error {
+	framework.Eventually(t, fmt.Sprintf("routes %v", want), func() error {
 		var err error
 		if got, err = routesOf(context.Background(), cp.Client, ns); err != nil {
 			return err
@@ -213,7 +198,7 @@ func TestIngressLifecycle(t *testing.T) {
 			r.Spec.Path = "/hijacked"
 			r.Annotations = map[string]string{"haproxy.router.openshift.io/timeout": "1s"}
 		})
-		eventually(t, "the edit is reverted", func() error {
+		framework.Eventually(t, "the edit is reverted", func() error {
 			got := &routecore.Route{}
 			if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(r), got); err != nil {
 				return err
@@ -228,7 +213,7 @@ func TestIngressLifecycle(t *testing.T) {
 	t.Run("secret rotation", func(t *testing.T) {
 		rotated := tlsSecret(t, ns, "shop-tls", "shop.example.com")
 		update(t, cp, &corev1.Secret{ObjectMeta: rotated.ObjectMeta}, func(s *corev1.Secret) { s.Data = rotated.Data })
-		eventually(t, "the route carries the rotated certificate", func() error {
+		framework.Eventually(t, "the route carries the rotated certificate", func() error {
 			got := &routecore.Route{}
 			if err := cp.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: shop}, got); err != nil {
 				return err
@@ -247,7 +232,7 @@ func TestIngressLifecycle(t *testing.T) {
 		if err := cp.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "shop-tls-2"}, &second); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "the route uses the new secret", func() error {
+		framework.Eventually(t, "the route uses the new secret", func() error {
 			got := &routecore.Route{}
 			if err := cp.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: shop}, got); err != nil {
 				return err
@@ -263,7 +248,7 @@ func TestIngressLifecycle(t *testing.T) {
 		update(t, cp, ing, func(i *networkingv1.Ingress) {
 			i.Annotations = map[string]string{ingress.TerminationAnnotation: "reencrypt"}
 		})
-		eventually(t, "routes follow the annotation", func() error {
+		framework.Eventually(t, "routes follow the annotation", func() error {
 			got, err := routesOf(ctx, cp.Client, ns)
 			if err != nil {
 				return err
@@ -328,7 +313,7 @@ func TestProblemsAndStatus(t *testing.T) {
 	wantRoutes(t, cp, ns, name)
 
 	want := `Incomplete ingress to route rules detected: Missing host field in rule at index 1; Backend service "missing" not found at index 2, path index 0`
-	eventually(t, "the problems event", func() error {
+	framework.Eventually(t, "the problems event", func() error {
 		var list eventsv1.EventList
 		if err := cp.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
 			return err
@@ -356,7 +341,7 @@ func TestProblemsAndStatus(t *testing.T) {
 	if err := cp.Client.Status().Update(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the Ingress status", func() error {
+	framework.Eventually(t, "the Ingress status", func() error {
 		var got networkingv1.Ingress
 		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(ing), &got); err != nil {
 			return err
@@ -387,7 +372,7 @@ func TestNoWritesWhenSteady(t *testing.T) {
 	wantRoutes(t, cp, ns, all...)
 	// Earlier tests' namespaces are being deleted, which is not a steady
 	// cluster: wait until they are gone.
-	eventually(t, "no namespace terminating", func() error {
+	framework.Eventually(t, "no namespace terminating", func() error {
 		var list corev1.NamespaceList
 		if err := cp.Client.List(context.Background(), &list); err != nil {
 			return err

@@ -74,21 +74,6 @@ func get(client *http.Client, url, host string) (int, string, error) {
 	return resp.StatusCode, string(body), err
 }
 
-// eventually retries check for 30 s.
-func eventually(t *testing.T, what string, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v after 30s", what, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 // metric reads an unlabelled counter from the router's /metrics.
 func metric(t *testing.T, r *framework.Router, name string) float64 {
@@ -135,7 +120,7 @@ func TestRouterServesTraffic(t *testing.T) {
 	httpURL := fmt.Sprintf("http://127.0.0.1:%d/", r.HTTPPort)
 	httpsURL := fmt.Sprintf("https://127.0.0.1:%d/", r.HTTPSPort)
 	client := &http.Client{Timeout: 5 * time.Second}
-	eventually(t, "plain.example.com served by pod-a", func() error {
+	framework.Eventually(t, "plain.example.com served by pod-a", func() error {
 		if code, body, err := get(client, httpURL, "plain.example.com"); err != nil || code != 200 || body != "pod-a" {
 			return fmt.Errorf("%d %q %v", code, body, err)
 		}
@@ -144,7 +129,7 @@ func TestRouterServesTraffic(t *testing.T) {
 	// Edge TLS with the router's default certificate, chosen by SNI.
 	tlsClient := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{ServerName: "edge.example.com", InsecureSkipVerify: true}}}
-	eventually(t, "edge.example.com served over TLS", func() error {
+	framework.Eventually(t, "edge.example.com served over TLS", func() error {
 		if code, body, err := get(tlsClient, httpsURL, "edge.example.com"); err != nil || code != 200 || body != "pod-a" {
 			return fmt.Errorf("%d %q %v", code, body, err)
 		}
@@ -159,7 +144,7 @@ func TestRouterServesTraffic(t *testing.T) {
 	es.Ports[0].Port = &p
 	create(t, cp, es)
 	seen := map[string]bool{}
-	eventually(t, "both endpoints reached", func() error {
+	framework.Eventually(t, "both endpoints reached", func() error {
 		_, body, _ := get(client, httpURL, "plain.example.com")
 		seen[body] = true
 		if !seen["pod-a"] || !seen["pod-b"] {
@@ -175,7 +160,7 @@ func TestRouterServesTraffic(t *testing.T) {
 	if err := cp.Client.Delete(ctx, plain); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "plain.example.com no longer served", func() error {
+	framework.Eventually(t, "plain.example.com no longer served", func() error {
 		if code, _, err := get(client, httpURL, "plain.example.com"); err != nil || code != http.StatusServiceUnavailable {
 			return fmt.Errorf("%d %v", code, err)
 		}
