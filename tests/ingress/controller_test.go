@@ -28,7 +28,6 @@ func TestMain(m *testing.M) {
 	os.Exit(framework.MainWith(m, framework.Options{ControllerManager: true, Controller: true}))
 }
 
-
 // routesOf lists the Routes in ns, by name.
 func routesOf(ctx context.Context, c client.Client, ns string) (map[string]routecore.Route, error) {
 	var list routecore.RouteList

@@ -74,7 +74,6 @@ func get(client *http.Client, url, host string) (int, string, error) {
 	return resp.StatusCode, string(body), err
 }
 
-
 // metric reads an unlabelled counter from the router's /metrics.
 func metric(t *testing.T, r *framework.Router, name string) float64 {
 	t.Helper()
