@@ -206,6 +206,18 @@ func (c *check) backends() field.ErrorList {
 	for i := range spec.AlternateBackends {
 		errs = append(errs, structRules(&spec.AlternateBackends[i], alt.Index(i))...)
 	}
+	// The CRD declares alternateBackends a list map keyed by name and kind, so
+	// the API server refuses a repeated backend before any webhook runs; the
+	// same check here lets `routeshift validate` refuse it offline, with the
+	// API server's message (reported once per key, at its second appearance).
+	seen := make(map[RouteTargetReference]int, len(spec.AlternateBackends))
+	for i, b := range spec.AlternateBackends {
+		key := RouteTargetReference{Kind: b.Kind, Name: b.Name}
+		seen[key]++
+		if seen[key] == 2 {
+			errs = append(errs, field.Duplicate(alt.Index(i), map[string]interface{}{"kind": b.Kind, "name": b.Name}))
+		}
+	}
 	return errs
 }
 

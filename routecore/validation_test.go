@@ -111,6 +111,13 @@ func TestValidateRoute(t *testing.T) {
 			"spec.alternateBackends[1].weight: Invalid value: 257: weight must be an integer between 0 and 256",
 		}},
 
+		{name: "repeated alternate backend", route: route(func(r *Route) {
+			r.Spec.AlternateBackends = []RouteTargetReference{{Kind: "Service", Name: "b"}, {Kind: "Service", Name: "b", Weight: weight(5)}, {Kind: "Service", Name: "b"}}
+		}), want: []string{`spec.alternateBackends[1]: Duplicate value: {"kind":"Service","name":"b"}`}},
+		{name: "alternate backend may repeat spec.to", route: route(func(r *Route) {
+			r.Spec.AlternateBackends = []RouteTargetReference{{Kind: "Service", Name: r.Spec.To.Name}}
+		})},
+
 		// 2.G port
 		{name: "target port by name", route: route(func(r *Route) { r.Spec.Port = &RoutePort{TargetPort: intstr.FromString("http")} })},
 		{name: "target port by number", route: route(func(r *Route) { r.Spec.Port = &RoutePort{TargetPort: intstr.FromInt32(8080)} })},

@@ -352,6 +352,12 @@ func validationGroups(p *pki) ([]group, error) {
 				r.Spec.AlternateBackends = []routecore.RouteTargetReference{{Name: "canary", Weight: weight(-1)}}
 			},
 			field: "spec.alternateBackends[0].weight",
+		}, {
+			rule: "No Service twice in `spec.alternateBackends` (the CRD's list keys, `name` and `kind`, say the same)", shows: "`alternateBackends: [{name: canary}, {name: canary}]`",
+			route: func(r *routecore.Route) {
+				r.Spec.AlternateBackends = []routecore.RouteTargetReference{{Name: "canary"}, {Name: "canary"}}
+			},
+			field: "spec.alternateBackends[1]",
 		}},
 	}, {
 		title: "Port",
@@ -574,9 +580,9 @@ func acceptedExamples(p *pki) []example {
 		rule: "Any host label with `route.openshift.io/allow-non-dns-compliant-host: \"true\"`", shows: "a 64-character label with the annotation",
 		route: both(annotate(routecore.AllowNonDNSCompliantHostAnnotation, "true"), func(r *routecore.Route) { r.Spec.Host = label64() + ".example.com" }),
 	}, {
-		rule: "The same Service twice in `alternateBackends`: routecore does not look (the CRD's list keys do, see below)", shows: "`alternateBackends: [{name: canary}, {name: canary}]`",
+		rule: "An alternate backend naming the same Service as `spec.to`", shows: "`to: {name: web}`, `alternateBackends: [{name: web}]`",
 		route: func(r *routecore.Route) {
-			r.Spec.AlternateBackends = []routecore.RouteTargetReference{{Name: "canary"}, {Name: "canary"}}
+			r.Spec.AlternateBackends = []routecore.RouteTargetReference{{Name: r.Spec.To.Name}}
 		},
 	}}
 }
@@ -1170,8 +1176,9 @@ const schemaOutro = `
 
 The API server also checks the Route CRD's OpenAPI schema, after the mutating webhook and before the
 validating one. Because the mutating webhook already validates (and refuses with the messages above),
-you normally see routeshift's messages, not the schema's. One schema rule has no routeshift
-equivalent: ` + "`spec.alternateBackends`" + ` is a list keyed by ` + "`name`" + ` and ` + "`kind`" + `
-(` + "`x-kubernetes-list-type: map`" + `), so the API server itself refuses the same Service twice, and
-` + "`routeshift validate`" + ` does not notice it.
+you normally see routeshift's messages, not the schema's. Every schema rule is also a routeshift
+rule, so ` + "`routeshift validate`" + ` refuses offline what the API server refuses. For one of them,
+` + "`spec.alternateBackends`" + ` being a list keyed by ` + "`name`" + ` and ` + "`kind`" + `
+(` + "`x-kubernetes-list-type: map`" + `), routeshift uses the API server's own message
+(` + "`Duplicate value`" + `, at the second appearance).
 `

@@ -39,6 +39,8 @@ func TestRejections(t *testing.T) {
 			want: `The Route "heavy" is invalid: spec.to.weight: Invalid value: 300: weight must be an integer between 0 and 256`},
 		{name: "four alternate backends", manifest: routeYAML("crowded", ns, "spec:\n  host: www.example.com\n  to: {name: web}\n  alternateBackends: [{name: a}, {name: b}, {name: c}, {name: d}]\n"),
 			want: `The Route "crowded" is invalid: spec.alternateBackends: Required value: cannot specify more than 3 alternate backends`},
+		{name: "repeated alternate backend", manifest: routeYAML("twins", ns, "spec:\n  host: www.example.com\n  to: {name: web}\n  alternateBackends: [{name: b}, {name: b, weight: 5}]\n"),
+			want: `The Route "twins" is invalid: spec.alternateBackends[1]: Duplicate value: {"kind":"Service","name":"b"}`},
 		{name: "bad TimeUnit", manifest: routeYAML("slow", ns, "  annotations:\n    haproxy.router.openshift.io/timeout: 5 minutes\n"+spec),
 			want: `The Route "slow" is invalid: metadata.annotations[haproxy.router.openshift.io/timeout]: Invalid value: "5 minutes": must be a TimeUnit: a whole number from 1 up, optionally followed by us, ms, s, m, h or d (no unit means ms), for example 5500ms or 30s`},
 		{name: "bad balance", manifest: routeYAML("balance", ns, "  annotations:\n    haproxy.router.openshift.io/balance: round-robin\n"+spec),
