@@ -100,6 +100,11 @@ func (o *translateOptions) run(ctx context.Context, stdin io.Reader, stdout, std
 		if res.InvalidReconcileLabels != "" {
 			fmt.Fprintf(stderr, "warning: ingress %s: %s\n", who, res.InvalidReconcileLabels)
 		}
+		if d := ing.Spec.DefaultBackend; d != nil {
+			// OpenShift's controller ignores it silently (and so does ours); a
+			// migration dry-run is where its loss should be seen.
+			fmt.Fprintf(stderr, "warning: ingress %s: spec.defaultBackend%s produces no Route: requests that match no rule will get the router's 503; add a rule for every host it should serve\n", who, describeBackend(d))
+		}
 		for _, r := range res.Routes {
 			if o.output == "name" {
 				fmt.Fprintf(stdout, "%s/%s\n", r.Namespace, r.Name)
@@ -222,4 +227,16 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// describeBackend names an Ingress backend for a warning: " (service web)",
+// " (resource Kind/name)" or "".
+func describeBackend(b *networkingv1.IngressBackend) string {
+	switch {
+	case b.Service != nil:
+		return " (service " + b.Service.Name + ")"
+	case b.Resource != nil:
+		return " (resource " + b.Resource.Kind + "/" + b.Resource.Name + ")"
+	}
+	return ""
 }

@@ -15,6 +15,7 @@ metadata:
   annotations:
     route.openshift.io/termination: edge
 spec:
+  defaultBackend: {service: {name: web, port: {number: 80}}}
   tls:
   - hosts: [shop.example.com]
     secretName: missing-cert
@@ -85,6 +86,7 @@ spec:
 `
 	wantErr := `warning: ingress shop/shop: Invalid or missing TLS secret for rule host "shop.example.com"
 warning: ingress shop/shop: Missing host field in rule at index 2
+warning: ingress shop/shop: spec.defaultBackend (service web) produces no Route: requests that match no rule will get the router's 503; add a rule for every host it should serve
 warning: ingress shop/legacy: ignored: its class belongs to another controller (not openshift.io/ingress-to-route)
 summary: 2 ingresses read (1 of another class, ignored); 1 route emitted; 2 rules or paths produced no Route
 `
