@@ -32,9 +32,13 @@ func BenchmarkRender(b *testing.B) {
 	snap := s.Commit(true)
 	r := newTestRenderer(b)
 	mustRender(b, r, snap)
+	// -count runs each sub-benchmark again on the same store and renderer,
+	// so the objects and counters carry on from one run to the next: each
+	// iteration must really change something.
+	rt := c.routes[n/2+7] // an edge route with its own certificate
+	es := c.slices[n/3]
+	i := 0
 	b.Run("one-route-changed-20000", func(b *testing.B) {
-		rt := c.routes[n/2+7] // an edge route with its own certificate
-		i := 0
 		for b.Loop() {
 			b.StopTimer()
 			i++
@@ -51,13 +55,11 @@ func BenchmarkRender(b *testing.B) {
 		}
 	})
 	b.Run("one-service-scaled-20000", func(b *testing.B) {
-		es := c.slices[n/3]
-		i := 0
 		for b.Loop() {
 			b.StopTimer()
 			i++
 			es = es.DeepCopy()
-			es.Endpoints = append(es.Endpoints[:1:1], discoveryv1.Endpoint{Addresses: []string{fmt.Sprintf("10.200.0.%d", 1+i%200)}})
+			es.Endpoints = append(es.Endpoints[:1:1], discoveryv1.Endpoint{Addresses: []string{fmt.Sprintf("10.200.%d.%d", i/250%250, 1+i%250)}})
 			s.SetEndpointSlice(es)
 			snap = s.Commit(true)
 			b.StartTimer()
