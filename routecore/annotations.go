@@ -230,18 +230,28 @@ func RouterAnnotationScope(key string) bool {
 // values (a newline would inject configuration) and every invalid catalogue
 // value. On update (old != nil) a value equal to the old one is not
 // re-checked, so stored routes stay editable.
-func validateAnnotationValues(annotations map[string]string, keys []string, old map[string]string, fldPath *field.Path) field.ErrorList {
+//
+// Errors come in the order of sortedKeys; nil sortedKeys means map order.
+func validateAnnotationValues(annotations map[string]string, sortedKeys []string, old map[string]string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, key := range keys {
-		v := annotations[key]
+	check := func(key, v string) {
 		if !RouterAnnotationScope(key) {
-			continue
+			return
 		}
 		if ov, ok := old[key]; ok && ov == v {
-			continue
+			return
 		}
 		if err := checkAnnotationValue(fldPath, key, v); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	if sortedKeys == nil {
+		for k, v := range annotations {
+			check(k, v)
+		}
+	} else {
+		for _, k := range sortedKeys {
+			check(k, annotations[k])
 		}
 	}
 	return errs
@@ -261,17 +271,27 @@ func checkAnnotationValue(annotations *field.Path, key, v string) *field.Error {
 	return nil
 }
 
-// validateAnnotationKeys checks, in key order, that annotation keys are
-// qualified names (case-insensitive) and that all annotations fit in the
-// API's size limit. Catalogue keys are known to be well formed.
-func validateAnnotationKeys(annotations map[string]string, keys []string, fldPath *field.Path) field.ErrorList {
+// validateAnnotationKeys checks that annotation keys are qualified names
+// (case-insensitive) and that all annotations fit in the API's size limit.
+// Catalogue keys are known to be well formed. Errors come in the order of
+// sortedKeys; nil sortedKeys means map order.
+func validateAnnotationKeys(annotations map[string]string, sortedKeys []string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, k := range keys {
+	check := func(k string) {
 		if _, known := annotationIndex[k]; known {
-			continue
+			return
 		}
 		for _, msg := range validation.IsQualifiedName(strings.ToLower(k)) {
 			errs = append(errs, field.Invalid(fldPath, k, msg))
+		}
+	}
+	if sortedKeys == nil {
+		for k := range annotations {
+			check(k)
+		}
+	} else {
+		for _, k := range sortedKeys {
+			check(k)
 		}
 	}
 	if apivalidation.ValidateAnnotationsSize(annotations) != nil {
