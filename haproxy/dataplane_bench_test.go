@@ -87,6 +87,7 @@ func BenchmarkThroughput(b *testing.B) {
 				lr := large.throughput(b, throughputRound)
 				smallRates, largeRates, ratios = append(smallRates, sr), append(largeRates, lr), append(ratios, lr/sr)
 			}
+			b.Logf("per-round ratios 10,000/10: %.3f", ratios)
 			b.ReportMetric(median(smallRates), "req/s-10-routes")
 			b.ReportMetric(median(largeRates), "req/s-10000-routes")
 			b.ReportMetric(median(ratios), "10000/10")
