@@ -207,7 +207,7 @@ func ParseAnnotations(annotations map[string]string, fldPath *field.Path) (Overr
 		if !ok {
 			continue
 		}
-		if err := checkAnnotationValue(fldPath, a.Key, v); err != nil {
+		if err := checkAnnotationValue(fldPath, a.Key, v, a); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -226,23 +226,34 @@ func RouterAnnotationScope(key string) bool {
 		prefix == "route.openshift.io" || prefix == "routeshift.io")
 }
 
-// validateAnnotationValues rejects control characters in router annotation
-// values (a newline would inject configuration) and every invalid catalogue
-// value. On update (old != nil) a value equal to the old one is not
-// re-checked, so stored routes stay editable.
+// annotationErrors checks every annotation in one pass: keyErrs are keys
+// that are not qualified names (case-insensitive; catalogue keys are known
+// to be well formed) and the total size limit; valueErrs (unless
+// checkValues is false) are control characters in router annotation values
+// (a newline would inject configuration) and invalid catalogue values. On
+// update (old != nil) a value equal to the old one is not re-checked, so
+// stored routes stay editable.
 //
 // Errors come in the order of sortedKeys; nil sortedKeys means map order.
-func validateAnnotationValues(annotations map[string]string, sortedKeys []string, old map[string]string, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
+func annotationErrors(annotations map[string]string, sortedKeys []string, old map[string]string, checkValues bool) (keyErrs, valueErrs field.ErrorList) {
 	check := func(key, v string) {
-		if !RouterAnnotationScope(key) {
+		a, known := annotationIndex[key]
+		if !known {
+			for _, msg := range validation.IsQualifiedName(strings.ToLower(key)) {
+				keyErrs = append(keyErrs, field.Invalid(annotationsPath, key, msg))
+			}
+			if !RouterAnnotationScope(key) {
+				return
+			}
+		}
+		if !checkValues {
 			return
 		}
 		if ov, ok := old[key]; ok && ov == v {
 			return
 		}
-		if err := checkAnnotationValue(fldPath, key, v); err != nil {
-			errs = append(errs, err)
+		if err := checkAnnotationValue(annotationsPath, key, v, a); err != nil {
+			valueErrs = append(valueErrs, err)
 		}
 	}
 	if sortedKeys == nil {
@@ -254,50 +265,25 @@ func validateAnnotationValues(annotations map[string]string, sortedKeys []string
 			check(k, annotations[k])
 		}
 	}
-	return errs
+	if apivalidation.ValidateAnnotationsSize(annotations) != nil {
+		keyErrs = append(keyErrs, field.TooLong(annotationsPath, "", apivalidation.TotalAnnotationSizeLimitB))
+	}
+	return keyErrs, valueErrs
 }
 
 // checkAnnotationValue is the one check of an annotation value: no control
-// characters, then the catalogue entry's own rule.
-func checkAnnotationValue(annotations *field.Path, key, v string) *field.Error {
+// characters, then the catalogue entry's own rule (a is nil for keys
+// outside the catalogue).
+func checkAnnotationValue(annotations *field.Path, key, v string, a *Annotation) *field.Error {
 	if hasControlCharacter(v) {
 		return field.Invalid(annotations.Key(key), v, "must not contain control characters such as newlines or tabs")
 	}
-	if a, ok := annotationIndex[key]; ok {
+	if a != nil {
 		if err := a.validate(v); err != nil {
 			return at(err, annotations.Key(key))
 		}
 	}
 	return nil
-}
-
-// validateAnnotationKeys checks that annotation keys are qualified names
-// (case-insensitive) and that all annotations fit in the API's size limit.
-// Catalogue keys are known to be well formed. Errors come in the order of
-// sortedKeys; nil sortedKeys means map order.
-func validateAnnotationKeys(annotations map[string]string, sortedKeys []string, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	check := func(k string) {
-		if _, known := annotationIndex[k]; known {
-			return
-		}
-		for _, msg := range validation.IsQualifiedName(strings.ToLower(k)) {
-			errs = append(errs, field.Invalid(fldPath, k, msg))
-		}
-	}
-	if sortedKeys == nil {
-		for k := range annotations {
-			check(k)
-		}
-	} else {
-		for _, k := range sortedKeys {
-			check(k)
-		}
-	}
-	if apivalidation.ValidateAnnotationsSize(annotations) != nil {
-		errs = append(errs, field.TooLong(fldPath, "", apivalidation.TotalAnnotationSizeLimitB))
-	}
-	return errs
 }
 
 func sortedKeys(m map[string]string) []string {

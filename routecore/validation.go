@@ -66,18 +66,30 @@ type check struct {
 	old   *Route
 	opts  ValidateOptions
 
-	sortedAnnotationKeys []string
+	annotationsChecked bool
+	annotationKeyErrs  field.ErrorList
+	annotationValErrs  field.ErrorList
 }
 
-// annotationKeys returns the route's annotation keys, sorted, computed once.
-// The annotation checks first run in map order (nil keys), and again in key
-// order only when they find several errors to order: most routes have none,
+// annotationErrors checks the annotations once per run, for metadata (keys)
+// and annotations (values). It first runs in map order, and again in key
+// order only when there are several errors to order: most routes have none,
 // and sorting is a good part of the cost of validating many annotations.
-func (c *check) annotationKeys() []string {
-	if c.sortedAnnotationKeys == nil {
-		c.sortedAnnotationKeys = sortedKeys(c.route.Annotations)
+func (c *check) annotationErrors() (keyErrs, valueErrs field.ErrorList) {
+	if !c.annotationsChecked {
+		c.annotationsChecked = true
+		var old map[string]string
+		if !c.creating() {
+			old = c.old.Annotations
+		}
+		a := c.route.Annotations
+		checkValues := !c.opts.SkipAnnotationValues
+		c.annotationKeyErrs, c.annotationValErrs = annotationErrors(a, nil, old, checkValues)
+		if len(c.annotationKeyErrs) > 1 || len(c.annotationValErrs) > 1 {
+			c.annotationKeyErrs, c.annotationValErrs = annotationErrors(a, sortedKeys(a), old, checkValues)
+		}
 	}
-	return c.sortedAnnotationKeys
+	return c.annotationKeyErrs, c.annotationValErrs
 }
 
 var (
@@ -117,10 +129,7 @@ func (c *check) metadata() field.ErrorList {
 	withoutAnnotations := *meta
 	withoutAnnotations.Annotations = nil
 	errs := apivalidation.ValidateObjectMeta(&withoutAnnotations, true, nameIsDNSSubdomain, path)
-	keyErrs := validateAnnotationKeys(meta.Annotations, nil, path.Child("annotations"))
-	if len(keyErrs) > 1 {
-		keyErrs = validateAnnotationKeys(meta.Annotations, c.annotationKeys(), path.Child("annotations"))
-	}
+	keyErrs, _ := c.annotationErrors()
 	errs = append(errs, keyErrs...)
 	if c.creating() && len(meta.Name) > MaxNameLength {
 		errs = append(errs, field.Invalid(path.Child("name"), meta.Name, fmt.Sprintf("must be no more than %d characters", MaxNameLength)))
@@ -157,18 +166,8 @@ func withResourceVersion(meta *metav1.ObjectMeta) *metav1.ObjectMeta {
 }
 
 func (c *check) annotations() field.ErrorList {
-	if c.opts.SkipAnnotationValues {
-		return nil
-	}
-	var old map[string]string
-	if !c.creating() {
-		old = c.old.Annotations
-	}
-	errs := validateAnnotationValues(c.route.Annotations, nil, old, annotationsPath)
-	if len(errs) > 1 {
-		errs = validateAnnotationValues(c.route.Annotations, c.annotationKeys(), old, annotationsPath)
-	}
-	return errs
+	_, valueErrs := c.annotationErrors()
+	return valueErrs
 }
 
 func (c *check) hostAndSubdomain() field.ErrorList {
