@@ -137,7 +137,7 @@ var Settings = []Setting{
 	{"ROUTER_OVERRIDE_HOSTNAME", "override-hostname", "false", "replace every route's host with ROUTER_SUBDOMAIN", boolean(func(c *Config) *bool { return &c.Admission.OverrideHostname })},
 	{"ROUTER_OVERRIDE_DOMAINS", "override-domains", "", "comma-separated domains whose routes get ROUTER_SUBDOMAIN as host", domains(func(c *Config) *DomainList { return &c.Admission.OverrideDomains })},
 	{"ROUTER_DOMAIN", "router-domain", "", "domain that completes spec.subdomain into a host", str(func(c *Config) *string { return &c.Admission.RouterDomain })},
-	{"ROUTER_ALLOW_LOOPBACK_ENDPOINTS", "allow-loopback-endpoints", "false", "route to endpoints on loopback addresses (routeshift local); never enable on a cluster", boolean(func(c *Config) *bool { return &c.Admission.AllowLoopbackEndpoints })},
+	{"ROUTER_ALLOW_LOOPBACK_ENDPOINTS", "allow-loopback-endpoints", "false", "route to endpoints on loopback addresses, for tests on one machine (the API server refuses loopback addresses in EndpointSlices); never enable on a cluster", boolean(func(c *Config) *bool { return &c.Admission.AllowLoopbackEndpoints })},
 
 	// Listeners.
 	{"ROUTER_BIND_ADDRESS", "bind-address", "", "address the HTTP and HTTPS frontends listen on (empty: all)", str(func(c *Config) *string { return &c.DataPlane.BindAddress })},
