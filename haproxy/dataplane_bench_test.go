@@ -59,12 +59,16 @@ func BenchmarkWriteOneRouteChange(b *testing.B) {
 // of routes. Routes point at 4 Go backends on loopback.
 //
 // Both HAProxies run side by side and are measured in alternating rounds
-// (throughputRounds of throughputRound each), so the machine's drift hits
-// both sizes alike; the figures are medians of the rounds, and the ratio is
-// the median of the per-round ratios.
+// (throughputRounds of throughputRound each, the order rotating from round
+// to round), so the machine's drift hits both sizes alike; the figures are
+// medians of the rounds, and the ratio is the median of the per-round
+// ratios.
 //
 // "routing" runs with backends that close every connection, so both sizes
 // pay the same per-request connection cost and the ratio isolates routing.
+// It also sends requests to only 10 of the 10,000 hosts ("lookup-10000/10"):
+// the same lookup in the large maps, without spreading requests over 10,000
+// backends' state, which separates the lookup from the memory footprint.
 // "keepalive" lets HAProxy keep backend connections: with 10 routes they
 // are reused, with 10,000 routes (10,000 servers) random hosts rarely find
 // an idle one, which no routing design changes.
@@ -81,16 +85,34 @@ func BenchmarkThroughput(b *testing.B) {
 			}
 			small := serveBenchRoutes(b, 10, backends)
 			large := serveBenchRoutes(b, 10000, backends)
-			var smallRates, largeRates, ratios []float64
-			for range throughputRounds {
-				sr := small.throughput(b, throughputRound)
-				lr := large.throughput(b, throughputRound)
+			few := &benchRoutes{port: large.port, hosts: large.hosts[:10]}
+			subjects := []*benchRoutes{small, large}
+			if !variant.keepAlive {
+				subjects = append(subjects, few)
+			}
+			var smallRates, largeRates, ratios, lookupRatios []float64
+			for round := range throughputRounds {
+				// Each round starts with another subject, so that none is
+				// always measured first or last.
+				rates := map[*benchRoutes]float64{}
+				for i := range subjects {
+					sub := subjects[(round+i)%len(subjects)]
+					rates[sub] = sub.throughput(b, throughputRound)
+				}
+				sr, lr := rates[small], rates[large]
 				smallRates, largeRates, ratios = append(smallRates, sr), append(largeRates, lr), append(ratios, lr/sr)
+				if fr, ok := rates[few]; ok {
+					lookupRatios = append(lookupRatios, fr/sr)
+				}
 			}
 			b.Logf("per-round ratios 10,000/10: %.3f", ratios)
 			b.ReportMetric(median(smallRates), "req/s-10-routes")
 			b.ReportMetric(median(largeRates), "req/s-10000-routes")
 			b.ReportMetric(median(ratios), "10000/10")
+			if len(lookupRatios) > 0 {
+				b.Logf("per-round ratios 10,000 routes (10 hosts used)/10: %.3f", lookupRatios)
+				b.ReportMetric(median(lookupRatios), "lookup-10000/10")
+			}
 		})
 	}
 }
