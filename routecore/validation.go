@@ -220,9 +220,9 @@ func (c *check) backends() field.ErrorList {
 		errs = append(errs, structRules(&spec.AlternateBackends[i], alt.Index(i))...)
 	}
 	// The CRD declares alternateBackends a list map keyed by name and kind, so
-	// the API server refuses a repeated backend before any webhook runs; the
-	// same check here lets `routeshift validate` refuse it offline, with the
-	// API server's message (reported once per key, at its second appearance).
+	// the API server's schema check refuses a repeated backend; the same check
+	// here lets `routeshift validate` refuse it offline, with the API server's
+	// message (reported once per key, at its second appearance).
 	seen := make(map[RouteTargetReference]int, len(spec.AlternateBackends))
 	for i, b := range spec.AlternateBackends {
 		key := RouteTargetReference{Kind: b.Kind, Name: b.Name}
