@@ -35,14 +35,9 @@ func BenchmarkWriteOneRouteChange(b *testing.B) {
 	if err := p.writeFiles(out); err != nil {
 		b.Fatal(err)
 	}
-	r := c.routes[n/2]
-	i := 0
+	changes := &routeChanges{route: c.routes[n/2]}
 	for b.Loop() {
-		i++
-		r = r.DeepCopy()
-		r.ResourceVersion = fmt.Sprint("w", i)
-		r.Spec.Path = fmt.Sprintf("/v%d", i%2)
-		s.SetRoute(r)
+		s.SetRoute(changes.next())
 		out, err := renderer.Render(s.Commit(true))
 		if err != nil {
 			b.Fatal(err)

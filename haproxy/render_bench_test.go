@@ -35,17 +35,13 @@ func BenchmarkRender(b *testing.B) {
 	// -count runs each sub-benchmark again on the same store and renderer,
 	// so the objects and counters carry on from one run to the next: each
 	// iteration must really change something.
-	rt := c.routes[n/2+7] // an edge route with its own certificate
+	changes := &routeChanges{route: c.routes[n/2+7]} // an edge route with its own certificate
 	es := c.slices[n/3]
 	i := 0
 	b.Run("one-route-changed-20000", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
-			i++
-			rt = rt.DeepCopy()
-			rt.ResourceVersion = fmt.Sprint("bench-", i)
-			rt.Spec.Path = fmt.Sprintf("/v%d", i%2)
-			s.SetRoute(rt)
+			s.SetRoute(changes.next())
 			snap = s.Commit(true)
 			b.StartTimer()
 			out := mustRender(b, r, snap)
