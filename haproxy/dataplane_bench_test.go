@@ -112,9 +112,12 @@ func BenchmarkThroughput(b *testing.B) {
 	}
 }
 
+// Many short rounds rather than a few long ones: the machine's speed
+// drifts over seconds, and a ratio of two measurements taken back to back
+// cancels that drift.
 const (
-	throughputRounds = 7
-	throughputRound  = 2 * time.Second
+	throughputRounds = 25
+	throughputRound  = 500 * time.Millisecond
 )
 
 func median(xs []float64) float64 {

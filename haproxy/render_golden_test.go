@@ -176,6 +176,7 @@ func TestRenderGoldenConfig(t *testing.T) {
 global
   maxconn 20000
   no strict-limits
+  tune.pattern.cache-size 0
   stats socket WORKDIR/run/haproxy.sock mode 600 level admin expose-fd listeners
   ssl-default-bind-options ssl-min-ver TLSv1.2
   ssl-default-bind-ciphers ` + cipherProfiles["intermediate"] + `

@@ -348,6 +348,11 @@ const builtinTemplates = `{{define "http-routing"}}
 global
   maxconn {{.Global.MaxConn}}
   no strict-limits
+{{- /* Routing looks hosts up in tree-indexed maps; HAProxy's pattern cache
+       only speeds up list matching, and with many hosts it churns (an
+       allocation and an eviction per request), 5-10% of throughput at
+       10,000 routes. */}}
+  tune.pattern.cache-size 0
 {{- if .Global.Threads}}
   nbthread {{.Global.Threads}}
 {{- end}}
