@@ -134,7 +134,7 @@ func TestClaimPromotion(t *testing.T) {
 }
 
 // TestOneReplicaWrites: of two replicas of one router, only the elected one
-// writes status.
+// writes status; when it stops, the other takes over.
 func TestOneReplicaWrites(t *testing.T) {
 	cp := framework.Cluster(t)
 	ns := cp.CreateNamespace(t, "replicas")
@@ -148,7 +148,27 @@ func TestOneReplicaWrites(t *testing.T) {
 	}
 	wa, wb := writes(t, a), writes(t, b)
 	if (wa == 0) == (wb == 0) {
-		t.Errorf("status writes: replica a %d, replica b %d; want exactly one replica writing", wa, wb)
+		t.Fatalf("status writes: replica a %d, replica b %d; want exactly one replica writing", wa, wb)
+	}
+
+	// Failover: the leader stops (releasing its lease); the other replica
+	// takes over and admits a new Route.
+	leader, standby := a, b
+	if wb > 0 {
+		leader, standby = b, a
+	}
+	if err := leader.Stop(); err != nil {
+		t.Fatalf("stopping the leader: %v", err)
+	}
+	start := time.Now()
+	create(t, cp, route(ns, "after-failover", "after-failover.example.com", nil))
+	waitStatus(t, cp, ns, "after-failover", "replicated: True")
+	t.Logf("the standby wrote status %v after the leader stopped", time.Since(start))
+	if n := writes(t, standby); n == 0 {
+		t.Errorf("after failover the standby counts no status writes")
+	}
+	for i := range 5 {
+		waitStatus(t, cp, ns, fmt.Sprintf("r%d", i), "replicated: True")
 	}
 }
 
