@@ -45,6 +45,10 @@ type DataPlaneConfig struct {
 	BindAddress string
 	HTTPPort    int
 	HTTPSPort   int
+	// HTTPSRedirectPort is the port written into redirects to HTTPS
+	// (0: none, so clients use 443); set when clients reach the HTTPS
+	// frontend on another port.
+	HTTPSRedirectPort int
 	// SNIPort and NoSNIPort are internal loopback ports between the TLS
 	// frontend and the terminating frontends.
 	SNIPort   int
@@ -143,6 +147,7 @@ var Settings = []Setting{
 	{"ROUTER_BIND_ADDRESS", "bind-address", "", "address the HTTP and HTTPS frontends listen on (empty: all)", str(func(c *Config) *string { return &c.DataPlane.BindAddress })},
 	{"ROUTER_SERVICE_HTTP_PORT", "http-port", "80", "port for HTTP", port(func(c *Config) *int { return &c.DataPlane.HTTPPort })},
 	{"ROUTER_SERVICE_HTTPS_PORT", "https-port", "443", "port for HTTPS and TLS", port(func(c *Config) *int { return &c.DataPlane.HTTPSPort })},
+	{"ROUTER_HTTPS_REDIRECT_PORT", "https-redirect-port", "0", "port written into the redirects of insecureEdgeTerminationPolicy Redirect (0: none, clients use 443); set it when clients reach HTTPS on another port (routeshift extension)", portOrZero(func(c *Config) *int { return &c.DataPlane.HTTPSRedirectPort })},
 	{"ROUTER_SERVICE_SNI_PORT", "sni-port", "10444", "internal loopback port of the TLS-terminating frontend for SNI traffic; unique per machine", port(func(c *Config) *int { return &c.DataPlane.SNIPort })},
 	{"ROUTER_SERVICE_NO_SNI_PORT", "no-sni-port", "10443", "internal loopback port of the TLS-terminating frontend for traffic without SNI; unique per machine", port(func(c *Config) *int { return &c.DataPlane.NoSNIPort })},
 	{"ROUTER_USE_PROXY_PROTOCOL", "use-proxy-protocol", "false", "expect the PROXY protocol on the HTTP and HTTPS ports", boolean(func(c *Config) *bool { return &c.DataPlane.UseProxyProtocol })},

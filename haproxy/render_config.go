@@ -240,6 +240,9 @@ func (r *Renderer) configData(bound bool) *ConfigData {
 	if bound {
 		d.HTTP = &HTTPFrontend{Bind: r.bind(cfg.HTTPPort), AcceptProxy: cfg.UseProxyProtocol,
 			Routing: RoutingData{ExactMap: maps.HTTPExact, PrefixMap: maps.HTTPPrefix, Proto: "http", Redirect: redirectValue}}
+		if p := cfg.HTTPSRedirectPort; p != 0 && p != 443 {
+			d.HTTP.Routing.RedirectPort = ":" + strconv.Itoa(p)
+		}
 		d.HTTPS = &TLSFrontend{Bind: r.bind(cfg.HTTPSPort), AcceptProxy: cfg.UseProxyProtocol,
 			InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: "be_sni", NoSNIBackend: "be_no_sni"}
 	}

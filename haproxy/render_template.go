@@ -172,6 +172,9 @@ type RoutingData struct {
 	// Redirect is the map value meaning "redirect to https" (plain HTTP
 	// only; empty otherwise).
 	Redirect string
+	// RedirectPort is ":port" when redirects name a port other than 443,
+	// else empty.
+	RedirectPort string
 }
 
 // StatsData is the statistics listener.
@@ -324,7 +327,7 @@ const builtinTemplates = `{{define "http-routing"}}
   http-request set-var(txn.be) var(txn.wkey),map_str({{.ExactMap}}) if !{ var(txn.be) -m found }
   http-request set-var(txn.be) var(txn.wkey),map_beg({{.PrefixMap}}) if !{ var(txn.be) -m found }
 {{- if .Redirect}}
-  http-request redirect location https://%[var(txn.host)]%[pathq] code 302 if { var(txn.be) -m str {{.Redirect}} }
+  http-request redirect location https://%[var(txn.host)]{{.RedirectPort}}%[pathq] code 302 if { var(txn.be) -m str {{.Redirect}} }
 {{- end}}
   http-request set-header X-Forwarded-Host %[req.hdr(host)]
   http-request set-header X-Forwarded-Port %[dst_port]

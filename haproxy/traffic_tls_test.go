@@ -3,6 +3,7 @@ package haproxy
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha1"
 	"crypto/tls"
@@ -369,4 +370,33 @@ func TestTrafficDefaultCertificateRenewed(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestTrafficRedirectPort: with ROUTER_HTTPS_REDIRECT_PORT the redirect of
+// insecureEdgeTerminationPolicy Redirect names the port, and following it
+// reaches the route over HTTPS.
+func TestTrafficRedirectPort(t *testing.T) {
+	r := newTrafficRouter(t)
+	r.cfg.HTTPSRedirectPort = r.cfg.HTTPSPort
+	web := newBackend(t, "web", nil, nil)
+	r.endpoints("ns", "web", web)
+	r.route(rt("ns", "redirect", "redirect.example.com", 1, toService("web"),
+		terminated(routecore.TLSTerminationEdge, routecore.InsecureEdgeTerminationPolicyRedirect, nil, nil)))
+	r.start()
+
+	x := r.get("redirect.example.com", "/p?q=1")
+	want := fmt.Sprintf("https://redirect.example.com:%d/p?q=1", r.cfg.HTTPSPort)
+	if x.err != nil || x.code != http.StatusFound || x.header.Get("Location") != want {
+		t.Fatalf("http://redirect.example.com/p?q=1: %v, Location %q; want 302 to %s", x, x.header.Get("Location"), want)
+	}
+	// Follow it as a client would: to the port it names.
+	dialer := &net.Dialer{Timeout: 5 * time.Second}
+	follow := &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
+			_, port, _ := net.SplitHostPort(addr)
+			return dialer.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", port))
+		},
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the router's generated default certificate
+	}}
+	wantServed(t, want, fetch(follow, want), "web")
 }

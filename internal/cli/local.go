@@ -412,6 +412,8 @@ func (r *localRun) startRouter(ctx context.Context) error {
 	cfg.Namespace = "routeshift"
 	cfg.CanonicalHostname = "router." + localDomain
 	cfg.DataPlane.BindAddress, cfg.DataPlane.HTTPPort, cfg.DataPlane.HTTPSPort = r.opts.bind, r.opts.httpPort, r.opts.httpsPort
+	// Redirects to HTTPS name the local port, so that they work.
+	cfg.DataPlane.HTTPSRedirectPort = r.opts.httpsPort
 	cfg.DataPlane.WorkingDir = filepath.Join(r.opts.dataDir, "router")
 	cfg.Admission.AllowLoopbackEndpoints = true
 	var err error

@@ -190,6 +190,12 @@ func TestLocal(t *testing.T) {
 	check("get routes -A", "True")
 	check(fmt.Sprintf("curl http://demo.routeshift.localhost:%d/", httpPort), "Hello from the routeshift demo: demo.routeshift.localhost")
 	check(fmt.Sprintf("curl -k https://hello.routeshift.localhost:%d/", httpsPort), "Hello from the routeshift demo: hello.routeshift.localhost")
+	// The edge Route redirects plain HTTP to the local HTTPS port, and the
+	// redirect works.
+	if out, err := sh(t, env, fmt.Sprintf("curl -sSkL http://hello.routeshift.localhost:%d/redirected", httpPort)); err != nil ||
+		!strings.Contains(out, fmt.Sprintf("Hello from the routeshift demo: hello.routeshift.localhost:%d/redirected", httpsPort)) {
+		t.Errorf("following the redirect of http://hello.routeshift.localhost:%d/: %v\n%s", httpPort, err, out)
+	}
 	check("apply -f -", `The Route "too-heavy" is invalid: spec.to.weight: Invalid value: 300: weight must be an integer between 0 and 256`)
 
 	// A new Ingress of one's own is served within seconds.
