@@ -103,13 +103,14 @@ func older(a, b *contender) int {
 }
 
 // effectiveHost applies spec.subdomain with ROUTER_DOMAIN, then
-// ROUTER_SUBDOMAIN with its overrides.
+// ROUTER_SUBDOMAIN with its overrides. spec.host is kept as written, so
+// that validation refuses an upper-case host as the webhook does.
 func (c *AdmissionConfig) effectiveHost(r *routecore.Route) string {
-	host := strings.ToLower(r.Spec.Host)
+	host := r.Spec.Host
 	if host == "" && r.Spec.Subdomain != "" && c.RouterDomain != "" {
 		host = r.Spec.Subdomain + "." + c.RouterDomain
 	}
-	if c.HostnameTemplate != "" && (host == "" || c.OverrideHostname || c.OverrideDomains.Matches(host)) {
+	if c.HostnameTemplate != "" && (host == "" || c.OverrideHostname || c.OverrideDomains.Matches(strings.ToLower(host))) {
 		host = strings.ToLower(c.HostnameTemplate.Expand(r.Name, r.Namespace))
 	}
 	return host

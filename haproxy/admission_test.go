@@ -303,6 +303,9 @@ func TestDefensiveChecks(t *testing.T) {
 			"ns/r rejected NoHostValue: no host value was defined for the route"},
 		{"invalid host", AdmissionConfig{}, rt("ns", "r", long+".example.com", 1),
 			`ns/r rejected InvalidHost: host name validation errors: spec.host: Invalid value: "` + long + `.example.com": must be no more than 63 characters`},
+		{"upper-case host", AdmissionConfig{}, rt("ns", "r", "WWW.example.com", 1),
+			`ns/r rejected InvalidHost: host name validation errors: spec.host: Invalid value: "WWW.example.com": host must conform to DNS 952 subdomain conventions, ` +
+				`spec.host: Invalid value: "WWW.example.com": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
 		{"passthrough with a path", AdmissionConfig{}, rt("ns", "r", "h.example.com", 1, withPath("/x"), withTLS(routecore.TLSTerminationPassthrough)),
 			`ns/r rejected RouteNotAdmitted: spec.path: Invalid value: "/x": passthrough termination does not support paths`},
 		{"a bad annotation value is ignored", AdmissionConfig{}, rt("ns", "r", "h.example.com", 1,
@@ -336,7 +339,9 @@ func TestEffectiveHost(t *testing.T) {
 		{"other domains not overridden", AdmissionConfig{HostnameTemplate: tmpl, OverrideDomains: ParseDomainList("cluster.local")},
 			rt("ns", "r", "www.example.com", 1), "www.example.com"},
 		{"subdomain", AdmissionConfig{RouterDomain: "apps.example.com"}, rt("ns", "r", "", 1, func(r *routecore.Route) { r.Spec.Subdomain = "shop" }), "shop.apps.example.com"},
-		{"upper-case host lowered", AdmissionConfig{}, rt("ns", "r", "WWW.Example.com", 1), "www.example.com"},
+		{"upper-case host kept (validation refuses it)", AdmissionConfig{}, rt("ns", "r", "WWW.Example.com", 1), "WWW.Example.com"},
+		{"upper-case host in ROUTER_OVERRIDE_DOMAINS", AdmissionConfig{HostnameTemplate: tmpl, OverrideDomains: ParseDomainList("cluster.local")},
+			rt("ns", "r", "R-NS.Cluster.Local", 1), "r-ns.apps.example.com"},
 	}
 	for _, tt := range tests {
 		if got := tt.cfg.effectiveHost(tt.r); got != tt.want {
