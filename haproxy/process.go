@@ -48,6 +48,10 @@ var (
 		Name: "routeshift_router_runtime_updates_total",
 		Help: "Server changes applied through HAProxy's runtime API, without a reload.",
 	})
+	runtimeFailures = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "routeshift_router_runtime_update_failures_total",
+		Help: "Runtime API updates HAProxy refused; the router reloaded instead.",
+	})
 	haproxyRestarts = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "routeshift_router_haproxy_restarts_total",
 		Help: "Times HAProxy died and was started again.",
@@ -55,7 +59,7 @@ var (
 )
 
 func init() {
-	Registry.MustRegister(reloadSeconds, writeConfigSeconds, reloadFailures, reloadsTotal, runtimeUpdates, haproxyRestarts)
+	Registry.MustRegister(reloadSeconds, writeConfigSeconds, reloadFailures, reloadsTotal, runtimeUpdates, runtimeFailures, haproxyRestarts)
 }
 
 // Process runs HAProxy in master-worker mode as a child process and keeps
@@ -219,10 +223,19 @@ func (p *Process) apply(ctx context.Context, snap Snapshot) error {
 	case !out.Reload && p.pending == nil && !p.failing:
 		p.commit(out.Files, nil)
 		err := p.updateServers(out.Servers)
-		if err == nil && snap.Synced {
-			p.ready.Store(true)
+		if err == nil {
+			if snap.Synced {
+				p.ready.Store(true)
+			}
+			return nil
 		}
-		return err
+		// The files on disk are right; HAProxy is not: load them.
+		runtimeFailures.Inc()
+		p.pending, p.pendingOK = &Output{Files: out.Files, Reload: true, ConfigArgs: out.ConfigArgs}, snap.Synced
+		if ferr := p.flush(ctx, true); ferr != nil {
+			return fmt.Errorf("runtime API: %w; reloading instead: %w", err, ferr)
+		}
+		return fmt.Errorf("runtime API (reloaded instead): %w", err)
 	}
 	p.pending, p.pendingOK = out, snap.Synced
 	return p.flush(ctx, false)
@@ -466,7 +479,7 @@ func (p *Process) updateServers(updates []ServerUpdate) error {
 		}
 		for _, cmd := range serverCommands(u) {
 			out, err := p.master("@1 " + cmd)
-			if err == nil && strings.TrimSpace(out) != "" && !strings.Contains(out, "changed from") {
+			if err == nil && !runtimeOK(out) {
 				err = errors.New(strings.TrimSpace(out))
 			}
 			if err != nil {
@@ -478,10 +491,38 @@ func (p *Process) updateServers(updates []ServerUpdate) error {
 	return errors.Join(errs...)
 }
 
+// runtimeOK reports whether the runtime API's answer to a server command
+// means success: nothing, or a report of what changed (or needed no
+// change).
+func runtimeOK(answer string) bool {
+	answer = strings.TrimSpace(answer)
+	for _, ok := range []string{"changed from", "no need to change", "New server registered"} {
+		if strings.Contains(answer, ok) {
+			return true
+		}
+	}
+	return answer == ""
+}
+
 // serverCommands are the runtime API commands that put a server slot in
 // the wanted state.
 func serverCommands(u ServerUpdate) []string {
 	name := u.Backend + "/" + u.Server
+	if u.Add {
+		// Added servers start in maintenance, without health checks.
+		add := fmt.Sprintf("add server %s %s weight %d", name, net.JoinHostPort(u.Address, strconv.Itoa(int(u.Port))), u.Weight)
+		cmds := []string{strings.TrimSpace(add + " " + u.Options)}
+		if u.CookieKey != "" {
+			cmds = append(cmds, fmt.Sprintf("set dynamic-cookie-key backend %s %s", u.Backend, u.CookieKey))
+		}
+		if !u.Enabled {
+			return cmds
+		}
+		if u.Checked {
+			cmds = append(cmds, "enable health "+name)
+		}
+		return append(cmds, "set server "+name+" state ready")
+	}
 	if !u.Enabled {
 		return []string{"set server " + name + " state maint"}
 	}

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -37,6 +38,17 @@ type ServerUpdate struct {
 	Enabled         bool
 	// Checked is whether health checks run on an enabled slot.
 	Checked bool
+	// Add is set for a slot the running HAProxy does not have yet (the
+	// backend grew): the runtime API adds it with Options, what the
+	// backend's default-server line and the server line give the slots
+	// HAProxy loads (it applies no default-server to servers added at
+	// runtime).
+	Add     bool
+	Options string
+	// CookieKey, for an added slot of a backend with sticky cookies, is
+	// the dynamic-cookie-key to set again, so that HAProxy computes the
+	// new server's cookie.
+	CookieKey string
 }
 
 // Output is a complete configuration and how it differs from the previous
@@ -53,10 +65,10 @@ type Output struct {
 	// sorted.
 	Removed []string
 	// Reload is false when the only differences from the previous Output
-	// are server addresses, ports, weights and enabled/disabled states
-	// within existing server slots: then Servers carries what the runtime
-	// API must set, and the changed files only need to be written (so that
-	// the next reload starts from them).
+	// are server addresses, ports, weights and enabled/disabled states of
+	// server slots, and slots added at the end of backends: then Servers
+	// carries what the runtime API must set or add, and the changed files
+	// only need to be written (so that the next reload starts from them).
 	Reload bool
 	// Servers are, when Reload is false, every slot whose address, port,
 	// weight, state or health checking changed, sorted by backend and slot.
@@ -349,7 +361,7 @@ func (r *Renderer) apply(updates map[string]*routeRender, removed []string, next
 	}
 	for k, rr := range updates {
 		prev := r.routes[k]
-		if prev == nil || !sameShape(prev.backend, rr.backend) {
+		if prev == nil || !sameShape(prev.backend, rr.backend, r.cfg.TemplateFile == "") {
 			reload = true
 		} else {
 			servers = append(servers, serverChanges(prev.backend, rr.backend)...)
@@ -494,9 +506,11 @@ func (r *Renderer) Unchecked() []string {
 }
 
 // sameShape reports whether two renderings of a backend differ at most in
-// their slots' addresses, ports, weights and states.
-func sameShape(a, b *BackendData) bool {
-	if len(a.Servers) != len(b.Servers) {
+// their slots' addresses, ports, weights and states, and (when canAdd) in
+// slots b adds at the end. Servers are added only with the built-in
+// template, whose server options serverOptions knows.
+func sameShape(a, b *BackendData, canAdd bool) bool {
+	if len(b.Servers) < len(a.Servers) || len(b.Servers) > len(a.Servers) && !canAdd {
 		return false
 	}
 	for i := range a.Servers {
@@ -509,10 +523,20 @@ func sameShape(a, b *BackendData) bool {
 	return reflect.DeepEqual(ac, bc)
 }
 
-// serverChanges lists the slots of b that differ from a (same shape).
+// serverChanges lists the slots of b that differ from a or that a lacks
+// (same shape).
 func serverChanges(a, b *BackendData) []ServerUpdate {
 	var out []ServerUpdate
 	for i, s := range b.Servers {
+		if i >= len(a.Servers) {
+			u := ServerUpdate{Backend: b.Name, Server: s.Name, Address: s.Address, Port: s.Port, Weight: s.Weight,
+				Enabled: s.Enabled, Checked: s.Checked, Add: true, Options: serverOptions(b.ServerDefaults, s)}
+			if b.Cookie != nil {
+				u.CookieKey = dynamicCookieKey
+			}
+			out = append(out, u)
+			continue
+		}
 		o := a.Servers[i]
 		if o.Endpoint != s.Endpoint || o.Weight != s.Weight || o.Enabled != s.Enabled || o.Checked != s.Checked {
 			out = append(out, ServerUpdate{Backend: b.Name, Server: s.Name, Address: s.Address, Port: s.Port, Weight: s.Weight,
@@ -520,6 +544,30 @@ func serverChanges(a, b *BackendData) []ServerUpdate {
 		}
 	}
 	return out
+}
+
+// serverOptions are the options the built-in template gives slot s
+// through the default-server and server lines, but its address and weight.
+func serverOptions(d *ServerDefaults, s ServerData) string {
+	var opts []string
+	if d != nil {
+		if d.CheckInterval != "" {
+			opts = append(opts, "check", "inter", d.CheckInterval)
+		}
+		if d.MaxConn > 0 {
+			opts = append(opts, "maxconn", strconv.Itoa(int(d.MaxConn)))
+		}
+		if d.SSL != nil {
+			opts = append(opts, "ssl", "verify", d.SSL.Verify)
+			if d.SSL.CAFile != "" {
+				opts = append(opts, "ca-file", d.SSL.CAFile)
+			}
+		}
+	}
+	if s.VerifyHost != "" {
+		opts = append(opts, "verifyhost", s.VerifyHost)
+	}
+	return strings.Join(opts, " ")
 }
 
 // shardOf64 is the backend shard of a route.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"crypto/md5"
 	"encoding/hex"
-	"math/bits"
 	"math/rand/v2"
 	"net"
 	"net/netip"
@@ -17,8 +16,12 @@ import (
 // Server slots and their placeholders.
 const (
 	// minSlots is the smallest number of server slots per service of a
-	// backend; slot counts are powers of two so that growth is rare.
-	minSlots = 4
+	// backend. There are no spare slots: each costs HAProxy about 6 KiB
+	// and, health-checked, a timer, and the runtime API adds servers when
+	// a service grows. One slot stays even without endpoints, so that a
+	// reencrypt backend's CA file is loaded (servers added at runtime can
+	// only use files HAProxy loaded at start-up).
+	minSlots = 1
 	// placeholderAddress is the address of slots without an endpoint
 	// (TEST-NET-1, never routed; the slot is disabled anyway).
 	placeholderAddress = "192.0.2.1"
@@ -320,9 +323,10 @@ func serviceWeights(rt *Route, services []*ServiceEndpoints, tcp bool) ([]int32,
 
 // assignSlots places each service's endpoints in server slots, keeping
 // endpoints that were already in a slot where they were and filling free
-// slots from the lowest, so that endpoint changes within a service's slot
-// count become runtime API updates. The slot count of a service is a power
-// of two, at least minSlots, and never shrinks while the route lives.
+// slots from the lowest, so that endpoint changes become runtime API
+// updates (and additions, when a service grows). The slot count of a
+// service is its number of endpoints, at least minSlots, and never shrinks
+// while the route lives: a removed endpoint leaves a disabled slot.
 func (r *Renderer) assignSlots(rt *Route, in backendInput, weights []int32, verifyHost bool) []slotGroup {
 	var groups []slotGroup
 	for i, b := range rt.Backends {
@@ -338,7 +342,7 @@ func (r *Renderer) assignSlots(rt *Route, in backendInput, weights []int32, veri
 			}
 		}
 		eps := in.services[i].Select(rt.TargetPort)
-		size := max(minSlots, len(prev), 1<<bits.Len(uint(max(len(eps), 1)-1)))
+		size := max(minSlots, len(prev), len(eps))
 		slots := make([]ServerData, size)
 		filled := make([]bool, size)
 		where := make(map[netip.AddrPort]int, len(prev))

@@ -34,6 +34,9 @@ const (
 	// to https. HAProxy proxy names cannot contain '@', so no backend is
 	// called that.
 	redirectValue = "@redirect-https"
+	// dynamicCookieKey is the key of sticky cookies' values: the same on
+	// every router, so that a client's cookie works on all of them.
+	dynamicCookieKey = "routeshift"
 )
 
 // Cipher profiles (Mozilla's server-side TLS recommendations, in OpenSSL
@@ -201,7 +204,8 @@ func (r *Renderer) configData(bound bool) *ConfigData {
 		SNIPassthrough: r.abs(mapFiles[sniPassthrough]), CrtList: r.abs(mapFiles[crtList]),
 	}
 	d := &ConfigData{
-		WorkingDir: cfg.WorkingDir,
+		WorkingDir:       cfg.WorkingDir,
+		DynamicCookieKey: dynamicCookieKey,
 		Global: GlobalData{
 			MaxConn: cfg.MaxConnections, Threads: cfg.Threads, AdminSocket: r.abs(AdminSocket),
 			SSLBindOptions: "ssl-min-ver TLSv1.2", Ciphers: cfg.Ciphers, CipherSuites: tls13Suites,

@@ -112,15 +112,26 @@ func TestRenderIncrementalEndpoints(t *testing.T) {
 	}{
 		{"an endpoint replaced", []string{"10.0.3.1", "10.7.7.7"}, false,
 			[]ServerUpdate{{Backend: "be_http:ns3:r3", Server: "s1", Address: "10.7.7.7", Port: 8080, Weight: 1, Enabled: true, Checked: true}}},
-		{"scaled up within the slots", []string{"10.0.3.1", "10.7.7.7", "10.7.7.8", "10.7.7.9"}, false,
+		// Beyond its slots a service grows by servers the runtime API adds,
+		// with the options default-server gives the others.
+		{"scaled up: servers added", []string{"10.0.3.1", "10.7.7.7", "10.7.7.8", "10.7.7.9"}, false,
 			[]ServerUpdate{
-				{Backend: "be_http:ns3:r3", Server: "s2", Address: "10.7.7.8", Port: 8080, Weight: 1, Enabled: true, Checked: true},
-				{Backend: "be_http:ns3:r3", Server: "s3", Address: "10.7.7.9", Port: 8080, Weight: 1, Enabled: true, Checked: true}}},
+				{Backend: "be_http:ns3:r3", Server: "s2", Address: "10.7.7.8", Port: 8080, Weight: 1, Enabled: true, Checked: true,
+					Add: true, Options: "check inter 5000ms", CookieKey: dynamicCookieKey},
+				{Backend: "be_http:ns3:r3", Server: "s3", Address: "10.7.7.9", Port: 8080, Weight: 1, Enabled: true, Checked: true,
+					Add: true, Options: "check inter 5000ms", CookieKey: dynamicCookieKey}}},
 		{"scaled down: the others stay in their slots", []string{"10.7.7.7", "10.7.7.9"}, false,
 			[]ServerUpdate{
 				{Backend: "be_http:ns3:r3", Server: "s0", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
 				{Backend: "be_http:ns3:r3", Server: "s2", Address: placeholderAddress, Port: placeholderPort, Weight: 1}}},
-		{"scaled beyond the slots", []string{"10.7.7.1", "10.7.7.2", "10.7.7.3", "10.7.7.4", "10.7.7.5"}, true, nil},
+		{"new endpoints fill free slots first", []string{"10.7.7.1", "10.7.7.2", "10.7.7.3", "10.7.7.4", "10.7.7.5"}, false,
+			[]ServerUpdate{
+				{Backend: "be_http:ns3:r3", Server: "s0", Address: "10.7.7.1", Port: 8080, Weight: 1, Enabled: true, Checked: true},
+				{Backend: "be_http:ns3:r3", Server: "s1", Address: "10.7.7.2", Port: 8080, Weight: 1, Enabled: true, Checked: true},
+				{Backend: "be_http:ns3:r3", Server: "s2", Address: "10.7.7.3", Port: 8080, Weight: 1, Enabled: true, Checked: true},
+				{Backend: "be_http:ns3:r3", Server: "s3", Address: "10.7.7.4", Port: 8080, Weight: 1, Enabled: true, Checked: true},
+				{Backend: "be_http:ns3:r3", Server: "s4", Address: "10.7.7.5", Port: 8080, Weight: 1, Enabled: true, Checked: true,
+					Add: true, Options: "check inter 5000ms", CookieKey: dynamicCookieKey}}},
 		{"scaled down in the larger slot count", []string{"10.7.7.1", "10.7.7.2"}, false,
 			[]ServerUpdate{
 				{Backend: "be_http:ns3:r3", Server: "s2", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
@@ -161,11 +172,15 @@ func TestRenderIncrementalWeights(t *testing.T) {
 	snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns/b": eps("ns", "b", "10.0.1.1", "10.0.1.2", "10.0.1.3", "10.0.1.4")})
 	out := mustRender(t, r, snap)
 	// a: 50 per endpoint -> 256; b: 25 per endpoint -> 128.
+	added := func(u ServerUpdate) ServerUpdate {
+		u.Add, u.Options, u.CookieKey = true, "check inter 5000ms", dynamicCookieKey
+		return u
+	}
 	want := []ServerUpdate{
-		{Backend: "be_http:ns:r", Server: "s4", Address: "10.0.1.1", Port: 8080, Weight: 128, Enabled: true, Checked: true},
-		{Backend: "be_http:ns:r", Server: "s5", Address: "10.0.1.2", Port: 8080, Weight: 128, Enabled: true, Checked: true},
-		{Backend: "be_http:ns:r", Server: "s6", Address: "10.0.1.3", Port: 8080, Weight: 128, Enabled: true, Checked: true},
-		{Backend: "be_http:ns:r", Server: "s7", Address: "10.0.1.4", Port: 8080, Weight: 128, Enabled: true, Checked: true},
+		{Backend: "be_http:ns:r", Server: "s2", Address: "10.0.1.1", Port: 8080, Weight: 128, Enabled: true, Checked: true},
+		{Backend: "be_http:ns:r", Server: "s3", Address: "10.0.1.2", Port: 8080, Weight: 128, Enabled: true, Checked: true},
+		added(ServerUpdate{Backend: "be_http:ns:r", Server: "s4", Address: "10.0.1.3", Port: 8080, Weight: 128, Enabled: true, Checked: true}),
+		added(ServerUpdate{Backend: "be_http:ns:r", Server: "s5", Address: "10.0.1.4", Port: 8080, Weight: 128, Enabled: true, Checked: true}),
 	}
 	if out.Reload || !slices.Equal(out.Servers, want) {
 		t.Errorf("reload %v, servers %+v, want %+v", out.Reload, out.Servers, want)
@@ -176,6 +191,7 @@ func TestRenderIncrementalWeights(t *testing.T) {
 	out = mustRender(t, r, nextSnapshot(snap, map[string]*Route{"ns/r": heavier}, nil))
 	for i := range want {
 		want[i].Weight = 256
+		want[i].Add, want[i].Options, want[i].CookieKey = false, "", ""
 	}
 	if out.Reload || !slices.Equal(out.Servers, want) {
 		t.Errorf("reload %v, servers %+v, want %+v", out.Reload, out.Servers, want)

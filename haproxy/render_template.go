@@ -68,6 +68,10 @@ type ConfigData struct {
 	Maps MapPaths
 	// DefaultBackend answers requests no route matches (503).
 	DefaultBackend string
+	// DynamicCookieKey is the key HAProxy derives servers' cookies from
+	// (the router sets it again through the runtime API after adding a
+	// server).
+	DynamicCookieKey string
 }
 
 // GlobalData is the global section.
@@ -284,9 +288,10 @@ type ServerSSL struct {
 	CAFile string
 }
 
-// ServerData is one server slot. Slots without an endpoint are disabled
-// and point at a placeholder address, so that endpoints can be added
-// later through the runtime API without a reload.
+// ServerData is one server slot. Slots without an endpoint (left by an
+// endpoint that went away, or the one slot of a service without any) are
+// disabled and point at a placeholder address; the runtime API fills them,
+// or adds slots, when endpoints come.
 type ServerData struct {
 	// Name is s0, s1, ...
 	Name string
@@ -442,7 +447,7 @@ defaults http_route from common
   option redispatch
   balance {{.Defaults.HTTPBalance}}
   timeout check {{.Defaults.CheckTimeout}}
-  dynamic-cookie-key routeshift
+  dynamic-cookie-key {{.DynamicCookieKey}}
 
 defaults tcp_route from common
   mode tcp

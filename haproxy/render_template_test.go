@@ -24,8 +24,9 @@ func TestTemplateFileReplacesBackend(t *testing.T) {
 {{- end}}
 {{end}}`)
 	r := newTestRenderer(t, func(c *DataPlaneConfig) { c.TemplateFile = file })
-	out := mustRender(t, r, snapshotOf([]*Route{served("ns", "r", "www.example.com")}, eps("ns", "r", "10.0.0.1")))
-	want := "backend be_http:ns:r from http_route\n  # route ns/r\n  server s0 10.0.0.1:8080 weight 1\n" + threeFreeSlots
+	snap := snapshotOf([]*Route{served("ns", "r", "www.example.com")}, eps("ns", "r", "10.0.0.1"))
+	out := mustRender(t, r, snap)
+	want := "backend be_http:ns:r from http_route\n  # route ns/r\n  server s0 10.0.0.1:8080 weight 1\n"
 	if got := backendText(t, out, "be_http:ns:r"); got != want {
 		t.Errorf("backend:\n%s\nwant:\n%s", got, want)
 	}
@@ -34,6 +35,13 @@ func TestTemplateFileReplacesBackend(t *testing.T) {
 		t.Error("the built-in haproxy.cfg template is gone")
 	}
 	haproxyCheck(t, r, out)
+
+	// The router cannot know the options a custom template gives servers,
+	// so a service that grows is loaded anew rather than added to.
+	snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns/r": eps("ns", "r", "10.0.0.1", "10.0.0.2")})
+	if out = mustRender(t, r, snap); !out.Reload || out.Servers != nil {
+		t.Errorf("growing with TEMPLATE_FILE: reload %v, servers %+v; want a reload", out.Reload, out.Servers)
+	}
 }
 
 func TestTemplateFileReplacesConfig(t *testing.T) {

@@ -262,6 +262,37 @@ func TestTrafficStickyCookie(t *testing.T) {
 			t.Errorf("requests reached %v, want both endpoints", seen)
 		}
 	})
+	// A third endpoint is added through the runtime API (no reload); it
+	// gets its own cookie, which keeps a client on it.
+	t.Run("endpoint_added_at_runtime_has_its_cookie", func(t *testing.T) {
+		base := r.reloads()
+		three := newBackend(t, "endpoint-3", nil, nil)
+		r.endpoints("ns", "app", one, two, three)
+		r.publish()
+		r.servedBy("sticky.example.com", "/", "endpoint-3")
+		if n := r.reloads() - base; n != 0 {
+			t.Errorf("adding an endpoint reloaded HAProxy %d times, want 0", n)
+		}
+		values := map[string]string{} // endpoint -> cookie value
+		c := r.client(clientOptions{})
+		for range 30 {
+			x := fetch(c, "http://sticky.example.com/")
+			for _, ck := range (&http.Response{Header: x.header}).Cookies() {
+				if ck.Name == defaultName && ck.Value != "" {
+					values[x.header.Get("X-Backend")] = ck.Value
+				}
+			}
+		}
+		v := values["endpoint-3"]
+		if v == "" || v == values["endpoint-1"] || v == values["endpoint-2"] {
+			t.Fatalf("cookie values by endpoint %v: want endpoint-3 to have its own", values)
+		}
+		for i := range 10 {
+			if x := fetch(c, "http://sticky.example.com/", "Cookie", defaultName+"="+v); !x.served("endpoint-3") {
+				t.Fatalf("request %d with endpoint-3's cookie: %v from %q", i+1, x, x.header.Get("X-Backend"))
+			}
+		}
+	})
 }
 
 // TestTrafficIPAllowlist: ip_allowlist (and its older name ip_whitelist)

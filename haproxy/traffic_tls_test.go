@@ -400,3 +400,44 @@ func TestTrafficRedirectPort(t *testing.T) {
 	}}
 	wantServed(t, want, fetch(follow, want), "web")
 }
+
+// TestTrafficReencryptScaleUp: a reencrypt service that grows gets servers
+// added through the runtime API, verifying the new endpoint with the
+// route's destination CA like the others, without a reload.
+func TestTrafficReencryptScaleUp(t *testing.T) {
+	r := newTrafficRouter(t)
+	backendCA := newCA(t, "backend CA")
+	cert := issue(t, backendCA, "127.0.0.1", "secure.ns.svc")
+	first := newBackend(t, "secure-1", nil, tlsServerConfig(t, cert))
+	r.endpoints("ns", "secure", first)
+	r.route(rt("ns", "reencrypt", "reencrypt.example.com", 1, toService("secure"),
+		terminated(routecore.TLSTerminationReencrypt, "", nil, nil), destinationCA(backendCA), annotated(routecore.AnnBalance, "roundrobin")))
+	r.start()
+	https := r.client(clientOptions{})
+	wantServed(t, "https://reencrypt.example.com/", fetch(https, "https://reencrypt.example.com/"), "secure-1")
+
+	base := r.reloads()
+	second := newBackend(t, "secure-2", nil, tlsServerConfig(t, cert))
+	r.endpoints("ns", "secure", first, second)
+	r.publish()
+	eventually(t, 30*time.Second, "the added endpoint serves over verified TLS", func() error {
+		if x := fetch(https, "https://reencrypt.example.com/"); !x.served("secure-2") {
+			return errors.New(x.String())
+		}
+		return nil
+	})
+	if n := r.reloads() - base; n != 0 {
+		t.Errorf("adding a reencrypt endpoint reloaded HAProxy %d times, want 0", n)
+	}
+	// An endpoint whose certificate the destination CA did not issue is
+	// not served, added at runtime or not.
+	other := newBackend(t, "untrusted", nil, tlsServerConfig(t, issue(t, newCA(t, "other CA"), "127.0.0.1", "secure.ns.svc")))
+	r.endpoints("ns", "secure", other)
+	r.publish()
+	eventually(t, 30*time.Second, "the untrusted endpoint is not served", func() error {
+		if x := fetch(https, "https://reencrypt.example.com/"); x.err == nil && x.code == http.StatusOK {
+			return fmt.Errorf("served: %s", x)
+		}
+		return nil
+	})
+}
