@@ -1,13 +1,18 @@
 package haproxy
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -64,6 +69,9 @@ func BenchmarkWriteOneRouteChange(b *testing.B) {
 // It also sends requests to only 10 of the 10,000 hosts ("lookup-10000/10"):
 // the same lookup in the large maps, without spreading requests over 10,000
 // backends' state, which separates the lookup from the memory footprint.
+// It reports the HAProxy worker's resident memory per route as well
+// ("haproxy-KiB/route": the difference between the two HAProxies over the
+// 9,990 routes between them).
 // "keepalive" lets HAProxy keep backend connections: with 10 routes they
 // are reused, with 10,000 routes (10,000 servers) random hosts rarely find
 // an idle one, which no routing design changes.
@@ -99,6 +107,9 @@ func BenchmarkThroughput(b *testing.B) {
 				if fr, ok := rates[few]; ok {
 					lookupRatios = append(lookupRatios, fr/sr)
 				}
+			}
+			if !variant.keepAlive {
+				b.ReportMetric((workerRSS(b, large.workDir)-workerRSS(b, small.workDir))/9990, "haproxy-KiB/route")
 			}
 			b.Logf("per-round ratios 10,000/10: %.3f", ratios)
 			b.ReportMetric(median(smallRates), "req/s-10-routes")
@@ -143,8 +154,36 @@ func benchBackend(b *testing.B, name string, keepAlive bool) (string, int32) {
 
 // benchRoutes is a running HAProxy serving hosts on port.
 type benchRoutes struct {
-	port  int
-	hosts []string
+	port    int
+	hosts   []string
+	workDir string
+}
+
+// workerRSS is the resident memory, in KiB, of the HAProxy worker running
+// from workDir (the largest of its processes: the master holds little).
+func workerRSS(b *testing.B, workDir string) float64 {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	largest := 0.0
+	for _, p := range procs {
+		cmd, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(cmd, []byte(workDir+"/")) || !bytes.HasPrefix(cmd, []byte("haproxy")) {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join(filepath.Dir(p), "status"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				kib, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+				largest = max(largest, kib)
+			}
+		}
+	}
+	if largest == 0 {
+		b.Fatalf("no HAProxy process runs from %s", workDir)
+	}
+	return largest
 }
 
 // serveBenchRoutes starts HAProxy serving n routes spread over backends; it
@@ -190,7 +229,7 @@ func serveBenchRoutes(b *testing.B, n int, backends []Endpoint) *benchRoutes {
 			b.Fatal("HAProxy not ready")
 		}
 	}
-	return &benchRoutes{port: d.HTTPPort, hosts: hosts}
+	return &benchRoutes{port: d.HTTPPort, hosts: hosts, workDir: d.WorkingDir}
 }
 
 // throughput measures successful requests per second for duration from 8
