@@ -221,6 +221,7 @@ backend openshift_default from common
 defaults http_route from common
   option redispatch
   balance leastconn
+  hash-type consistent
   timeout check 5000ms
   dynamic-cookie-key routeshift
 

@@ -446,6 +446,9 @@ listen stats from common
 defaults http_route from common
   option redispatch
   balance {{.Defaults.HTTPBalance}}
+{{- /* balance source with the default map-based hashing would refuse
+       servers added through the runtime API. */}}
+  hash-type consistent
   timeout check {{.Defaults.CheckTimeout}}
   dynamic-cookie-key {{.DynamicCookieKey}}
 

@@ -378,3 +378,34 @@ func TestTrafficMetrics(t *testing.T) {
 		t.Error("no haproxy_frontend_connections_total{frontend=\"public\"}")
 	}
 }
+
+// TestTrafficAddServerEveryBalance: with every balance algorithm, a service
+// that grows gets its new server through the runtime API (HAProxy refuses
+// to add servers to backends with map-based hashing), without a reload.
+func TestTrafficAddServerEveryBalance(t *testing.T) {
+	r := newTrafficRouter(t)
+	first := newBackend(t, "first", nil, nil)
+	algorithms := []string{"roundrobin", "leastconn", "source", "random"}
+	for i, a := range algorithms {
+		r.endpoints("ns", a, first)
+		r.route(rt("ns", a, a+".example.com", i, toService(a), annotated(routecore.AnnBalance, a)))
+	}
+	r.start()
+	base, failures := r.reloads(), counterValue(t, "routeshift_router_runtime_update_failures_total")
+	second := newBackend(t, "second", nil, nil)
+	for _, a := range algorithms {
+		r.endpoints("ns", a, first, second)
+	}
+	r.publish()
+	for _, a := range algorithms {
+		if a != "source" { // one client address always hashes to one server
+			r.servedBy(a+".example.com", "/", "second")
+		}
+	}
+	if n := r.reloads() - base; n != 0 {
+		t.Errorf("adding servers reloaded HAProxy %d times, want 0", n)
+	}
+	if n := counterValue(t, "routeshift_router_runtime_update_failures_total") - failures; n != 0 {
+		t.Errorf("%v runtime API updates failed", n)
+	}
+}
