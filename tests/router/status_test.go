@@ -3,11 +3,8 @@ package router
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -172,21 +169,8 @@ func TestOneReplicaWrites(t *testing.T) {
 	}
 }
 
+// writes is the router's count of status writes.
 func writes(t *testing.T, r *framework.Router) int {
 	t.Helper()
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", r.ListenPort))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	for _, line := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(line, "routeshift_router_status_writes_total ") {
-			var n int
-			fmt.Sscanf(strings.Fields(line)[1], "%d", &n)
-			return n
-		}
-	}
-	t.Fatalf("no status write counter in /metrics:\n%s", body)
-	return 0
+	return int(metric(t, r, "routeshift_router_status_writes_total"))
 }
