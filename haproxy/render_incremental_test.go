@@ -3,6 +3,7 @@ package haproxy
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -239,5 +240,39 @@ func TestRenderDoesNotModifySnapshot(t *testing.T) {
 	mustRender(t, newTestRenderer(t, func(c *DataPlaneConfig) { c.BackendProcessEndpoints = "shuffle" }), snapshotOf([]*Route{rt}, svc))
 	if rt.TLS != before.TLS || *rt.TLS != tls || rt.Path != before.Path || svc.Endpoints[0].IP != "10.0.0.2" || rt.Overrides.IPAllowlist[0] != "10.0.0.1" {
 		t.Error("the snapshot was modified")
+	}
+}
+
+// TestRenderAddedServerOptions: the options of a server added at runtime
+// are what the built-in template prints for the slots HAProxy loads (its
+// default-server line and the server line's verifyhost), so that a server
+// added now and the same server after a reload behave alike.
+func TestRenderAddedServerOptions(t *testing.T) {
+	r := newTestRenderer(t)
+	route := served("ns", "r", "re.example.com", reencrypt, destCA(t), withBackends(svcWeight("ns", "web", 100)),
+		withOverrides(routecore.Overrides{PodConcurrentConnections: 10}))
+	snap := snapshotOf([]*Route{route}, eps("ns", "web", "10.0.0.1"))
+	mustRender(t, r, snap)
+	snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns/web": eps("ns", "web", "10.0.0.1", "10.0.0.2")})
+	out := mustRender(t, r, snap)
+	if out.Reload || len(out.Servers) == 0 || !out.Servers[len(out.Servers)-1].Add {
+		t.Fatalf("growing: reload %v, servers %+v; want a server added", out.Reload, out.Servers)
+	}
+	added := out.Servers[len(out.Servers)-1]
+	var defaults, want string
+	for _, line := range strings.Split(backendText(t, out, "be_secure:ns:r"), "\n") {
+		line = strings.TrimSpace(line)
+		if rest, ok := strings.CutPrefix(line, "default-server "); ok {
+			defaults = rest
+		}
+		if strings.HasPrefix(line, "server "+added.Server+" ") {
+			want = defaults
+			if _, host, ok := strings.Cut(line, " verifyhost "); ok {
+				want += " verifyhost " + host
+			}
+		}
+	}
+	if !strings.Contains(want, "ssl verify required ca-file") || !strings.Contains(want, "maxconn 10") || added.Options != want {
+		t.Errorf("added server options %q, want the template's %q", added.Options, want)
 	}
 }
