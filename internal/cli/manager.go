@@ -124,6 +124,9 @@ func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhoo
 		// Step down at once on shutdown so a standby takes over quickly.
 		LeaderElectionReleaseOnCancel: true,
 	}
+	if ctl != nil {
+		opts.Cache = ingress.CacheOptions()
+	}
 	var renew manager.RunnableFunc
 	if wh != nil {
 		if opts.WebhookServer, renew, err = wh.server(ctx, cfg); err != nil {
