@@ -73,7 +73,11 @@ and 127.0.0.1:8443) in this process, deploys a demo backend with an Ingress and 
 until a request through HAProxy succeeds, and prints the commands to try it.
 
 The cluster's data lives in --data-dir and is kept across runs; --clean starts afresh.
-Ctrl-C stops everything it started.`,
+Ctrl-C stops everything it started.
+
+The demo backend listens on this machine's first non-loopback IPv4 address, because the API
+server refuses loopback addresses in EndpointSlices; it closes connections from anywhere but
+this machine. Backends of your own need such an address too.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout())
@@ -415,7 +419,6 @@ func (r *localRun) startRouter(ctx context.Context) error {
 	// Redirects to HTTPS name the local port, so that they work.
 	cfg.DataPlane.HTTPSRedirectPort = r.opts.httpsPort
 	cfg.DataPlane.WorkingDir = filepath.Join(r.opts.dataDir, "router")
-	cfg.Admission.AllowLoopbackEndpoints = true
 	var err error
 	if cfg.DataPlane.SNIPort, err = freePort(); err != nil {
 		return err
@@ -447,17 +450,19 @@ func (r *localRun) startRouter(ctx context.Context) error {
 // deployDemo starts an HTTP backend and exposes it through a selector-less
 // Service and an EndpointSlice, an Ingress (plain HTTP) and a Route (edge
 // TLS). Kubernetes refuses loopback addresses in EndpointSlices, so the
-// backend listens on the machine's own address.
+// backend listens on the machine's own address; it closes every connection
+// that does not come from this machine.
 func (r *localRun) deployDemo(ctx context.Context) error {
 	ip, err := hostaddr.IPv4()
 	if err != nil {
 		return err
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	tl, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
 		return err
 	}
-	r.demoPort = l.Addr().(*net.TCPAddr).Port
+	l := hostaddr.LocalOnly(tl)
+	r.demoPort = tl.Addr().(*net.TCPAddr).Port
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		fmt.Fprintf(w, "Hello from the routeshift demo: %s%s\n", req.Host, req.URL.Path)
 	})}

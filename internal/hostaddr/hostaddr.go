@@ -29,3 +29,41 @@ func IPv4() (string, error) {
 	}
 	return "", errors.New("this machine has no non-loopback IPv4 address for backends on it (Kubernetes refuses loopback endpoints): bring up a network interface")
 }
+
+// LocalOnly wraps l so that Accept closes, and skips, connections whose
+// peer is not an address of this machine: a backend that must listen on a
+// network address is still reachable only from the machine itself.
+func LocalOnly(l net.Listener) net.Listener { return localOnly{l} }
+
+type localOnly struct{ net.Listener }
+
+func (l localOnly) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if a, ok := c.RemoteAddr().(*net.TCPAddr); ok && isLocal(a.IP) {
+			return c, nil
+		}
+		c.Close()
+	}
+}
+
+// isLocal reports whether ip is loopback or assigned to one of this
+// machine's interfaces (looked up per connection: addresses change).
+func isLocal(ip net.IP) bool {
+	if ip.IsLoopback() {
+		return true
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && ipn.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
+}
