@@ -54,11 +54,31 @@ type DataPlaneConfig struct {
 	SNIPort   int
 	NoSNIPort int
 
+	// IPMode is v4, v6 or v4v6: the address family of the public
+	// listeners when BindAddress is empty.
+	IPMode string
+
 	MaxConnections   int
 	Threads          int
 	Ciphers          string
 	StrictSNI        bool
 	UseProxyProtocol bool
+	// CipherSuites are the TLS 1.3 suites ("" for the built-in list);
+	// Curves the key-exchange groups ("" for OpenSSL's).
+	CipherSuites string
+	Curves       string
+	// SSLMinVersion and SSLMaxVersion bound the TLS versions clients may
+	// use (TLSv1.0 ... TLSv1.3; SSLMaxVersion "" for no bound).
+	SSLMinVersion string
+	SSLMaxVersion string
+	// BufSize and MaxRewriteSize are HAProxy's buffer size and the part of
+	// it kept for header rewrites, in bytes.
+	BufSize        int
+	MaxRewriteSize int
+	// HardStopAfter bounds how long the workers of replaced
+	// configurations may keep serving their open connections (0: until
+	// the connections end).
+	HardStopAfter time.Duration
 
 	ClientTimeout          time.Duration
 	ClientFinTimeout       time.Duration
@@ -79,9 +99,24 @@ type DataPlaneConfig struct {
 	EnableCompression bool
 	CompressionMIME   string
 
+	// ErrorFile503 and ErrorFile404 are HTTP responses HAProxy serves
+	// instead of its own 503 and 404 pages; ErrorFile404 also makes
+	// requests no route matches answer 404.
+	ErrorFile503 string
+	ErrorFile404 string
+
+	// DontLogNull, HTTPIgnoreProbes, ContStats and AbortOnClose turn on
+	// the HAProxy options of the same names.
+	DontLogNull      bool
+	HTTPIgnoreProbes bool
+	ContStats        bool
+	AbortOnClose     bool
+
 	SyslogAddress string
 	SyslogFormat  string
 	LogLevel      string
+	LogFacility   string
+	LogMaxLength  int
 
 	StatsPort     int
 	StatsUsername string
@@ -145,6 +180,7 @@ var Settings = []Setting{
 
 	// Listeners.
 	{"ROUTER_BIND_ADDRESS", "bind-address", "", "address the HTTP and HTTPS frontends listen on (empty: all)", str(func(c *Config) *string { return &c.DataPlane.BindAddress })},
+	{"ROUTER_IP_V4_V6_MODE", "ip-v4-v6-mode", "v4", "addresses the HTTP, HTTPS and stats listeners accept when ROUTER_BIND_ADDRESS is empty: v4 (IPv4 only), v6 (IPv6 only) or v4v6 (both)", oneOf(func(c *Config) *string { return &c.DataPlane.IPMode }, "v4", "v6", "v4v6")},
 	{"ROUTER_SERVICE_HTTP_PORT", "http-port", "80", "port for HTTP", port(func(c *Config) *int { return &c.DataPlane.HTTPPort })},
 	{"ROUTER_SERVICE_HTTPS_PORT", "https-port", "443", "port for HTTPS and TLS", port(func(c *Config) *int { return &c.DataPlane.HTTPSPort })},
 	{"ROUTER_HTTPS_REDIRECT_PORT", "https-redirect-port", "0", "port written into the redirects of insecureEdgeTerminationPolicy Redirect (0: none, clients use 443); set it when clients reach HTTPS on another port (routeshift extension)", portOrZero(func(c *Config) *int { return &c.DataPlane.HTTPSRedirectPort })},
@@ -159,11 +195,17 @@ var Settings = []Setting{
 	{"DEFAULT_CERTIFICATE_DIR", "default-certificate-dir", "", "directory with tls.crt (and tls.key) of the default certificate (if the two above are empty); checked every 10s and loaded when renewed", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificateDir })},
 	{"DEFAULT_DESTINATION_CA_PATH", "default-destination-ca-path", "", "CA file that verifies the endpoints of reencrypt routes without destinationCACertificate, used while the file exists (checked every 10s); without it such endpoints are not verified", str(func(c *Config) *string { return &c.DataPlane.DefaultDestinationCAPath })},
 	{"ROUTER_CIPHERS", "ciphers", "intermediate", "cipher profile (modern, intermediate, old) or a ':'-separated OpenSSL cipher list", ciphers},
+	{"ROUTER_CIPHERSUITES", "ciphersuites", "", "':'-separated TLS 1.3 cipher suites (empty: TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384 and TLS_CHACHA20_POLY1305_SHA256)", str(func(c *Config) *string { return &c.DataPlane.CipherSuites })},
+	{"ROUTER_CURVES", "curves", "", "':'-separated key-exchange groups offered to TLS clients, e.g. X25519:P-256 (empty: OpenSSL's)", str(func(c *Config) *string { return &c.DataPlane.Curves })},
+	{"SSL_MIN_VERSION", "ssl-min-version", "TLSv1.2", "oldest TLS version clients may use: TLSv1.0, TLSv1.1, TLSv1.2 or TLSv1.3", oneOf(func(c *Config) *string { return &c.DataPlane.SSLMinVersion }, tlsVersions...)},
+	{"SSL_MAX_VERSION", "ssl-max-version", "", "newest TLS version clients may use (empty: the newest HAProxy supports)", oneOf(func(c *Config) *string { return &c.DataPlane.SSLMaxVersion }, append([]string{""}, tlsVersions...)...)},
 	{"ROUTER_STRICT_SNI", "strict-sni", "false", "refuse TLS connections whose SNI no route claims instead of serving the default certificate", boolean(func(c *Config) *bool { return &c.DataPlane.StrictSNI })},
 
 	// Capacity.
 	{"ROUTER_MAX_CONNECTIONS", "max-connections", "20000", "maximum concurrent connections", positive(func(c *Config) *int { return &c.DataPlane.MaxConnections })},
 	{"ROUTER_THREADS", "threads", "0", "HAProxy threads (0: HAProxy's default, one per CPU)", nonNegative(func(c *Config) *int { return &c.DataPlane.Threads })},
+	{"ROUTER_BUF_SIZE", "buf-size", "32768", "HAProxy's buffer size in bytes (tune.bufsize): a request's headers must fit in it, less ROUTER_MAX_REWRITE_SIZE", integer(func(c *Config) *int { return &c.DataPlane.BufSize }, 2048, 1<<20, "a number of bytes from 2048 to 1048576")},
+	{"ROUTER_MAX_REWRITE_SIZE", "max-rewrite-size", "8192", "bytes of the buffer kept for adding and rewriting headers (tune.maxrewrite), at most half of ROUTER_BUF_SIZE", integer(func(c *Config) *int { return &c.DataPlane.MaxRewriteSize }, 0, 1<<19, "a number of bytes from 0 to 524288")},
 
 	// Timeouts (TimeUnits).
 	{"ROUTER_DEFAULT_CLIENT_TIMEOUT", "default-client-timeout", "30s", "time within which a client must acknowledge or send data", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.ClientTimeout })},
@@ -175,6 +217,7 @@ var Settings = []Setting{
 	{"ROUTER_SLOWLORIS_HTTP_KEEPALIVE", "slowloris-http-keepalive", "300s", "time to wait for a new HTTP request on a kept-alive connection (plus the 5s inspect delay)", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.SlowlorisHTTPKeepalive })},
 	{"ROUTER_SLOWLORIS_TIMEOUT", "slowloris-timeout", "10s", "time an HTTP request may take to arrive", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.SlowlorisTimeout })},
 	{"ROUTER_INSPECT_DELAY", "inspect-delay", "5s", "time to wait for a TLS ClientHello on the HTTPS port", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.InspectDelay })},
+	{"ROUTER_HARD_STOP_AFTER", "hard-stop-after", "", "time after a reload when HAProxy closes the connections the previous configuration still serves, e.g. 1h (empty: they stay open until they end)", optionalTimeUnit(func(c *Config) *time.Duration { return &c.DataPlane.HardStopAfter })},
 	{"ROUTER_BACKEND_CHECK_INTERVAL", "backend-check-interval", "5000ms", "interval of endpoint health checks (annotation router.openshift.io/haproxy.health.check.interval overrides it)", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.BackendCheckInterval })},
 
 	// Balancing and sessions.
@@ -186,16 +229,26 @@ var Settings = []Setting{
 	// Responses.
 	{"ROUTER_ENABLE_COMPRESSION", "enable-compression", "false", "compress responses of the ROUTER_COMPRESSION_MIME types", boolean(func(c *Config) *bool { return &c.DataPlane.EnableCompression })},
 	{"ROUTER_COMPRESSION_MIME", "compression-mime", "text/html text/plain text/css", "space-separated MIME types to compress", str(func(c *Config) *string { return &c.DataPlane.CompressionMIME })},
+	{"ROUTER_ERRORFILE_503", "errorfile-503", "", "file with the complete HTTP response (status line, headers, body) sent instead of HAProxy's 503 page: no route matches, or a route has no available endpoint", str(func(c *Config) *string { return &c.DataPlane.ErrorFile503 })},
+	{"ROUTER_ERRORFILE_404", "errorfile-404", "", "file with the complete HTTP response sent when no route matches a request, which then answers 404 instead of 503", str(func(c *Config) *string { return &c.DataPlane.ErrorFile404 })},
+	{"ROUTER_DONT_LOG_NULL", "dont-log-null", "false", "do not log connections that send no data (HAProxy option dontlognull)", boolean(func(c *Config) *bool { return &c.DataPlane.DontLogNull })},
+	{"ROUTER_HTTP_IGNORE_PROBES", "http-ignore-probes", "false", "neither log nor answer connections closed before sending a request, as browsers' pre-connects do (option http-ignore-probes)", boolean(func(c *Config) *bool { return &c.DataPlane.HTTPIgnoreProbes })},
+	{"ROUTER_HAPROXY_CONTSTATS", "haproxy-contstats", "false", "count the traffic of long transfers continuously, not only when they end (option contstats)", boolean(func(c *Config) *bool { return &c.DataPlane.ContStats })},
+	{"ROUTER_ABORT_ON_CLOSE", "abort-on-close", "false", "drop requests whose client has gone away before they reach a backend (option abortonclose)", boolean(func(c *Config) *bool { return &c.DataPlane.AbortOnClose })},
 
 	// Logging.
 	{"ROUTER_SYSLOG_ADDRESS", "syslog-address", "", "syslog server for HAProxy's logs (empty: no logs)", str(func(c *Config) *string { return &c.DataPlane.SyslogAddress })},
 	{"ROUTER_SYSLOG_FORMAT", "syslog-format", "", "HAProxy log-format of request logs (default: option httplog)", str(func(c *Config) *string { return &c.DataPlane.SyslogFormat })},
+	{"ROUTER_LOG_FACILITY", "log-facility", "local1", "syslog facility of HAProxy's logs", oneOf(func(c *Config) *string { return &c.DataPlane.LogFacility }, syslogFacilities...)},
+	{"ROUTER_LOG_MAX_LENGTH", "log-max-length", "1024", "longest log line sent to the syslog server, in bytes (longer ones are cut)", integer(func(c *Config) *int { return &c.DataPlane.LogMaxLength }, 80, 65535, "a number of bytes from 80 to 65535")},
 	{"ROUTER_LOG_LEVEL", "log-level-haproxy", "warning", "level of logs sent to the syslog server", oneOf(func(c *Config) *string { return &c.DataPlane.LogLevel }, "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug")},
 
 	// Stats and metrics.
 	{"STATS_PORT", "stats-port", "0", "port of HAProxy's statistics page (0: not exposed)", portOrZero(func(c *Config) *int { return &c.DataPlane.StatsPort })},
 	{"STATS_USERNAME", "stats-user", "", "user name protecting the statistics page", str(func(c *Config) *string { return &c.DataPlane.StatsUsername })},
 	{"STATS_PASSWORD", "stats-password", "", "password protecting the statistics page", str(func(c *Config) *string { return &c.DataPlane.StatsPassword })},
+	{"STATS_USERNAME_FILE", "stats-user-file", "", "file whose content (one line) replaces STATS_USERNAME, e.g. a mounted Secret key", fileContent(func(c *Config) *string { return &c.DataPlane.StatsUsername })},
+	{"STATS_PASSWORD_FILE", "stats-password-file", "", "file whose content (one line) replaces STATS_PASSWORD, e.g. a mounted Secret key", fileContent(func(c *Config) *string { return &c.DataPlane.StatsPassword })},
 	{"ROUTER_LISTEN_ADDR", "listen-addr", "0.0.0.0:1936", "address of /healthz, /healthz/ready and /metrics", str(func(c *Config) *string { return &c.DataPlane.ListenAddr })},
 	{"ROUTER_METRICS_TYPE", "metrics-type", "haproxy", `"haproxy" adds HAProxy's counters to /metrics (the only type)`, oneOf(func(c *Config) *string { return &c.DataPlane.MetricsType }, "", "haproxy")},
 	{"ROUTER_METRICS_HAPROXY_SERVER_THRESHOLD", "metrics-haproxy-server-threshold", "500", "above this many servers, per-server metrics are replaced by per-backend ones", positive(func(c *Config) *int { return &c.DataPlane.MetricsServerThreshold })},
@@ -289,6 +342,41 @@ func integer(field func(*Config) *int, minimum, maximum int, what string) func(*
 			return fmt.Errorf("must be %s", what)
 		}
 		*field(c) = n
+		return nil
+	}
+}
+
+// tlsVersions are the values of SSL_MIN_VERSION and SSL_MAX_VERSION, oldest
+// first, as HAProxy's ssl-min-ver and ssl-max-ver write them.
+var tlsVersions = []string{"TLSv1.0", "TLSv1.1", "TLSv1.2", "TLSv1.3"}
+
+// syslogFacilities are the facilities HAProxy's log lines may carry.
+var syslogFacilities = []string{"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron", "auth2",
+	"ftp", "ntp", "audit", "alert", "cron2", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"}
+
+// optionalTimeUnit is timeUnit where empty means 0 (not set).
+func optionalTimeUnit(field func(*Config) *time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if v == "" {
+			*field(c) = 0
+			return nil
+		}
+		return timeUnit(field)(c, v)
+	}
+}
+
+// fileContent sets field to the content of the file named by the value,
+// without its trailing line break; an empty value leaves field as it is.
+func fileContent(field func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if v == "" {
+			return nil
+		}
+		b, err := os.ReadFile(v)
+		if err != nil {
+			return fmt.Errorf("reading it: %w", err)
+		}
+		*field(c) = strings.TrimRight(string(b), "\r\n")
 		return nil
 	}
 }

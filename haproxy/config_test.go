@@ -1,6 +1,8 @@
 package haproxy
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +96,50 @@ func TestEverySeedVariable(t *testing.T) {
 		if !have[env] {
 			t.Errorf("seed variable %s has no setting", env)
 		}
+	}
+}
+
+// TestStatsCredentialFiles: STATS_USERNAME_FILE and STATS_PASSWORD_FILE
+// replace the values given directly; a missing file names the variable.
+func TestStatsCredentialFiles(t *testing.T) {
+	dir := t.TempDir()
+	user, pass := filepath.Join(dir, "user"), filepath.Join(dir, "pass")
+	if err := os.WriteFile(user, []byte("admin\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pass, []byte("s3cret w0rd\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name               string
+		env                map[string]string
+		wantUser, wantPass string
+		wantErr            string
+	}{
+		{"files", map[string]string{"STATS_USERNAME_FILE": user, "STATS_PASSWORD_FILE": pass}, "admin", "s3cret w0rd", ""},
+		{"files win", map[string]string{"STATS_USERNAME": "x", "STATS_PASSWORD": "y", "STATS_USERNAME_FILE": user, "STATS_PASSWORD_FILE": pass},
+			"admin", "s3cret w0rd", ""},
+		{"values without files", map[string]string{"STATS_USERNAME": "x", "STATS_PASSWORD": "y"}, "x", "y", ""},
+		{"missing file", map[string]string{"STATS_PASSWORD_FILE": filepath.Join(dir, "nope")}, "", "",
+			`STATS_PASSWORD_FILE (--stats-password-file) "` + filepath.Join(dir, "nope") + `": reading it`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
+			parse := AddFlags(fs, func(k string) string { return c.env[k] })
+			if err := fs.Parse(nil); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := parse()
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Errorf("error %v, want one with %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || cfg.DataPlane.StatsUsername != c.wantUser || cfg.DataPlane.StatsPassword != c.wantPass {
+				t.Errorf("user %q, password %q, %v; want %q, %q", cfg.DataPlane.StatsUsername, cfg.DataPlane.StatsPassword, err, c.wantUser, c.wantPass)
+			}
+		})
 	}
 }

@@ -1,9 +1,12 @@
 package haproxy
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -95,6 +98,27 @@ func checkDataPlaneConfig(cfg DataPlaneConfig) (DataPlaneConfig, error) {
 			bad(p.env, "%q must be an absolute path of letters, digits and / . _ - + @ only", p.path)
 		}
 	}
+	for _, p := range []struct{ env, path string }{{"ROUTER_ERRORFILE_503", cfg.ErrorFile503}, {"ROUTER_ERRORFILE_404", cfg.ErrorFile404}} {
+		if p.path == "" {
+			continue
+		}
+		if err := checkErrorFile(p.path, cfg.BufSize-cfg.MaxRewriteSize); err != nil {
+			bad(p.env, "%v", err)
+		}
+	}
+	if cfg.MaxRewriteSize > cfg.BufSize/2 {
+		bad("ROUTER_MAX_REWRITE_SIZE", "%d is more than half of ROUTER_BUF_SIZE (%d)", cfg.MaxRewriteSize, cfg.BufSize)
+	}
+	if cfg.SSLMaxVersion != "" && slices.Index(tlsVersions, cfg.SSLMaxVersion) < slices.Index(tlsVersions, cfg.SSLMinVersion) {
+		bad("SSL_MAX_VERSION", "%s is older than SSL_MIN_VERSION (%s)", cfg.SSLMaxVersion, cfg.SSLMinVersion)
+	}
+	for _, l := range []struct{ env, v string }{{"ROUTER_CIPHERSUITES", cfg.CipherSuites}, {"ROUTER_CURVES", cfg.Curves}} {
+		if strings.IndexFunc(l.v, func(r rune) bool {
+			return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(":_-", r))
+		}) >= 0 {
+			bad(l.env, "%q must be a ':'-separated list of names of letters, digits, '_' and '-'", l.v)
+		}
+	}
 	if cfg.BindAddress != "" && net.ParseIP(cfg.BindAddress) == nil {
 		bad("ROUTER_BIND_ADDRESS", "%q is not an IP address", cfg.BindAddress)
 	}
@@ -170,6 +194,26 @@ func checkDataPlaneConfig(cfg DataPlaneConfig) (DataPlaneConfig, error) {
 	return cfg, errors.Join(errs...)
 }
 
+// checkErrorFile checks that path names a complete HTTP response HAProxy
+// can load: an absolute path of safe characters, a regular file no larger
+// than limit bytes, starting with an HTTP/1.x status line.
+func checkErrorFile(path string, limit int) error {
+	if !filepath.IsAbs(path) || !pathSafe(path) {
+		return fmt.Errorf("%q must be an absolute path of letters, digits and / . _ - + @ only", path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading it: %w", err)
+	}
+	if len(b) > limit {
+		return fmt.Errorf("%s is %d bytes; HAProxy loads at most %d (ROUTER_BUF_SIZE less ROUTER_MAX_REWRITE_SIZE)", path, len(b), limit)
+	}
+	if !bytes.HasPrefix(b, []byte("HTTP/1.0 ")) && !bytes.HasPrefix(b, []byte("HTTP/1.1 ")) {
+		return fmt.Errorf("%s must hold a whole HTTP response, starting with a status line such as \"HTTP/1.0 503 Service Unavailable\"", path)
+	}
+	return nil
+}
+
 // cookieNameValid is the rule of the cookie_name annotation.
 func cookieNameValid(s string) bool {
 	return s != "" && strings.IndexFunc(s, func(r rune) bool {
@@ -180,9 +224,20 @@ func cookieNameValid(s string) bool {
 // abs joins a path relative to the working directory.
 func (r *Renderer) abs(rel string) string { return r.cfg.WorkingDir + "/" + rel }
 
-// bind is the listening address for port on ROUTER_BIND_ADDRESS.
+// bind is the listening address for port on ROUTER_BIND_ADDRESS, with the
+// bind options of ROUTER_IP_V4_V6_MODE when no address is set.
 func (r *Renderer) bind(port int) string {
-	return net.JoinHostPort(r.cfg.BindAddress, strconv.Itoa(port))
+	p := strconv.Itoa(port)
+	switch {
+	case r.cfg.BindAddress != "":
+		return net.JoinHostPort(r.cfg.BindAddress, p)
+	case r.cfg.IPMode == "v6":
+		return ":::" + p + " v6only"
+	case r.cfg.IPMode == "v4v6":
+		return ":::" + p + " v4v6"
+	default:
+		return ":" + p
+	}
 }
 
 // tcpBalance is the balance algorithm of passthrough routes.
@@ -208,7 +263,8 @@ func (r *Renderer) configData(bound bool) *ConfigData {
 		DynamicCookieKey: dynamicCookieKey,
 		Global: GlobalData{
 			MaxConn: cfg.MaxConnections, Threads: cfg.Threads, AdminSocket: r.abs(AdminSocket),
-			SSLBindOptions: "ssl-min-ver TLSv1.2", Ciphers: cfg.Ciphers, CipherSuites: tls13Suites,
+			SSLBindOptions: "ssl-min-ver " + cfg.SSLMinVersion, Ciphers: cfg.Ciphers, CipherSuites: cmp.Or(cfg.CipherSuites, tls13Suites),
+			Curves: cfg.Curves, BufSize: cfg.BufSize, MaxRewrite: cfg.MaxRewriteSize,
 		},
 		Defaults: DefaultsData{
 			MaxConn: cfg.MaxConnections,
@@ -223,12 +279,36 @@ func (r *Renderer) configData(bound bool) *ConfigData {
 		Maps:           maps,
 		DefaultBackend: defaultBackend,
 	}
+	if cfg.SSLMaxVersion != "" {
+		d.Global.SSLBindOptions += " ssl-max-ver " + cfg.SSLMaxVersion
+	}
+	if cfg.HardStopAfter > 0 {
+		d.Global.HardStopAfter = haproxyTime(cfg.HardStopAfter)
+	}
+	for _, o := range []struct {
+		on   bool
+		name string
+	}{{cfg.DontLogNull, "dontlognull"}, {cfg.HTTPIgnoreProbes, "http-ignore-probes"}, {cfg.ContStats, "contstats"}, {cfg.AbortOnClose, "abortonclose"}} {
+		if o.on {
+			d.Defaults.Options = append(d.Defaults.Options, o.name)
+		}
+	}
+	for _, e := range []struct {
+		status int
+		path   string
+	}{{503, cfg.ErrorFile503}, {404, cfg.ErrorFile404}} {
+		if e.path != "" {
+			q, _ := quote(e.path)
+			d.Defaults.ErrorFiles = append(d.Defaults.ErrorFiles, ErrorFile{Status: e.status, Path: q})
+			d.DefaultStatus = e.status // 404 wins: it comes last
+		}
+	}
 	if list, ok := cipherProfiles[cfg.Ciphers]; ok {
 		d.Global.Ciphers = list
 	}
 	if cfg.SyslogAddress != "" {
 		addr, _ := quote(cfg.SyslogAddress)
-		d.Global.Syslog = &SyslogData{Address: addr, Facility: "local1", Level: cfg.LogLevel}
+		d.Global.Syslog = &SyslogData{Address: addr, Facility: cfg.LogFacility, Level: cfg.LogLevel, MaxLength: cfg.LogMaxLength}
 		if cfg.SyslogFormat != "" {
 			d.Global.Syslog.Format, _ = quote(cfg.SyslogFormat)
 		}

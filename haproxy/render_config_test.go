@@ -44,11 +44,35 @@ func TestRenderGlobalSettings(t *testing.T) {
 			want: []string{"compression algo gzip", "compression type 'text/html' 'application/json'"}},
 		{name: "no compression", unwanted: []string{"compression algo gzip"}},
 		{name: "syslog", cfg: func(c *DataPlaneConfig) { c.SyslogAddress, c.LogLevel = "127.0.0.1:514", "info" },
-			want: []string{"log '127.0.0.1:514' local1 info", "log global", "option httplog", "option tcplog"}},
+			want: []string{"log '127.0.0.1:514' len 1024 local1 info", "log global", "option httplog", "option tcplog"}},
 		{name: "syslog format", cfg: func(c *DataPlaneConfig) {
 			c.SyslogAddress, c.SyslogFormat = "/dev/log", `%ci:%cp [%tr] %ft %b/%s %ST %{+Q}r it's`
-		}, want: []string{"log '/dev/log' local1 warning", `log-format '%ci:%cp [%tr] %ft %b/%s %ST %{+Q}r it'\''s'`}, unwanted: []string{"option httplog"}},
+		}, want: []string{"log '/dev/log' len 1024 local1 warning", `log-format '%ci:%cp [%tr] %ft %b/%s %ST %{+Q}r it'\''s'`}, unwanted: []string{"option httplog"}},
 		{name: "no syslog", unwanted: []string{"log global", "option httplog"}},
+		{name: "log facility and length", cfg: func(c *DataPlaneConfig) { c.SyslogAddress, c.LogFacility, c.LogMaxLength = "/dev/log", "local4", 8192 },
+			want: []string{"log '/dev/log' len 8192 local4 warning"}},
+		{name: "TLS versions", cfg: func(c *DataPlaneConfig) { c.SSLMinVersion, c.SSLMaxVersion = "TLSv1.3", "TLSv1.3" },
+			want: []string{"ssl-default-bind-options ssl-min-ver TLSv1.3 ssl-max-ver TLSv1.3"}},
+		{name: "TLS 1.3 suites and curves", cfg: func(c *DataPlaneConfig) { c.CipherSuites, c.Curves = "TLS_AES_256_GCM_SHA384", "X25519:P-256" },
+			want: []string{"ssl-default-bind-ciphersuites TLS_AES_256_GCM_SHA384", "ssl-default-bind-curves X25519:P-256"}},
+		{name: "no curves", unwanted: []string{"ssl-default-bind-curves"}},
+		{name: "buffers", cfg: func(c *DataPlaneConfig) { c.BufSize, c.MaxRewriteSize = 65536, 16384 },
+			want: []string{"tune.bufsize 65536", "tune.maxrewrite 16384"}},
+		{name: "default buffers", want: []string{"tune.bufsize 32768", "tune.maxrewrite 8192"}},
+		{name: "hard stop after", cfg: func(c *DataPlaneConfig) { c.HardStopAfter = 90 * time.Minute },
+			want: []string{"hard-stop-after 5400000ms"}},
+		{name: "no hard stop", unwanted: []string{"hard-stop-after"}},
+		{name: "options", cfg: func(c *DataPlaneConfig) {
+			c.DontLogNull, c.HTTPIgnoreProbes, c.ContStats, c.AbortOnClose = true, true, true, true
+		},
+			want: []string{"option dontlognull", "option http-ignore-probes", "option contstats", "option abortonclose"}},
+		{name: "no options", unwanted: []string{"option dontlognull", "option http-ignore-probes", "option contstats", "option abortonclose"}},
+		{name: "IPv6 only", cfg: func(c *DataPlaneConfig) { c.IPMode, c.StatsPort = "v6", 11936 },
+			want: []string{"bind :::18080 v6only", "bind :::18443 v6only", "bind :::11936 v6only", "bind 127.0.0.1:20444 ssl crt WORKDIR/certs/default.pem crt-list WORKDIR/conf/crt-list accept-proxy"}},
+		{name: "IPv4 and IPv6", cfg: func(c *DataPlaneConfig) { c.IPMode = "v4v6" },
+			want: []string{"bind :::18080 v4v6", "bind :::18443 v4v6"}},
+		{name: "bind address wins over the IP mode", cfg: func(c *DataPlaneConfig) { c.IPMode, c.BindAddress = "v6", "127.0.0.1" },
+			want: []string{"bind 127.0.0.1:18080"}},
 		{name: "stats with authentication", cfg: func(c *DataPlaneConfig) { c.StatsPort, c.StatsUsername, c.StatsPassword = 11936, "admin", "p@ss w'rd" },
 			want: []string{"listen stats from common", "bind :11936", "stats enable", `stats auth 'admin:p@ss w'\''rd'`, "monitor-uri /healthz"}},
 		{name: "stats without authentication", cfg: func(c *DataPlaneConfig) { c.StatsPort, c.StatsUsername = 11936, "admin" },
@@ -121,6 +145,19 @@ func TestNewRendererRefuses(t *testing.T) {
 		}, "DEFAULT_CERTIFICATE"},
 		{"default certificate dir without files", func(c *DataPlaneConfig) { c.DefaultCertificateDir = "/nonexistent" }, "DEFAULT_CERTIFICATE_DIR"},
 		{"zero timeout", func(c *DataPlaneConfig) { c.ClientTimeout = 0 }, "ROUTER_DEFAULT_CLIENT_TIMEOUT"},
+		{"max TLS version below the min", func(c *DataPlaneConfig) { c.SSLMinVersion, c.SSLMaxVersion = "TLSv1.3", "TLSv1.2" },
+			"SSL_MAX_VERSION: TLSv1.2 is older than SSL_MIN_VERSION (TLSv1.3)"},
+		{"cipher suites with a space", func(c *DataPlaneConfig) { c.CipherSuites = "TLS_AES_256_GCM_SHA384 x" }, "ROUTER_CIPHERSUITES"},
+		{"curves with a quote", func(c *DataPlaneConfig) { c.Curves = "X25519'" }, "ROUTER_CURVES"},
+		{"rewrite space over half the buffer", func(c *DataPlaneConfig) { c.BufSize, c.MaxRewriteSize = 16384, 9000 },
+			"ROUTER_MAX_REWRITE_SIZE: 9000 is more than half of ROUTER_BUF_SIZE (16384)"},
+		{"relative errorfile", func(c *DataPlaneConfig) { c.ErrorFile503 = "503.http" }, "ROUTER_ERRORFILE_503: \"503.http\" must be an absolute path"},
+		{"missing errorfile", func(c *DataPlaneConfig) { c.ErrorFile404 = "/nonexistent/404.http" }, "ROUTER_ERRORFILE_404: reading it"},
+		{"errorfile without a status line", func(c *DataPlaneConfig) { c.ErrorFile503 = writeTemp(t, "<h1>down</h1>") },
+			"must hold a whole HTTP response"},
+		{"errorfile larger than a buffer", func(c *DataPlaneConfig) {
+			c.ErrorFile503 = writeTemp(t, "HTTP/1.0 503 Service Unavailable\r\n\r\n"+strings.Repeat("x", 30000))
+		}, "HAProxy loads at most 24576"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -130,6 +167,43 @@ func TestNewRendererRefuses(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one with %q", err, c.want)
 			}
+		})
+	}
+}
+
+// writeTemp writes content into a new file and returns its path.
+func writeTemp(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRenderErrorFiles: the errorfiles are in the defaults every proxy
+// inherits, and the default backend answers with the one for its status.
+func TestRenderErrorFiles(t *testing.T) {
+	page503 := writeTemp(t, "HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/html\r\n\r\n<h1>down</h1>\n")
+	page404 := writeTemp(t, "HTTP/1.0 404 Not Found\r\nContent-Type: text/html\r\n\r\n<h1>no such site</h1>\n")
+	cases := []struct {
+		name             string
+		file503, file404 string
+		want, unwanted   []string
+	}{
+		{"none", "", "", []string{`http-request return status 503 content-type text/plain string "Application is not available"`},
+			[]string{"errorfile", "http-request deny"}},
+		{"503", page503, "", []string{"errorfile 503 '" + page503 + "'", "http-request deny deny_status 503"}, []string{"errorfile 404"}},
+		{"404", "", page404, []string{"errorfile 404 '" + page404 + "'", "http-request deny deny_status 404"}, []string{"errorfile 503"}},
+		{"both", page503, page404, []string{"errorfile 503 '" + page503 + "'", "errorfile 404 '" + page404 + "'", "http-request deny deny_status 404"},
+			[]string{"http-request deny deny_status 503"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newTestRenderer(t, func(cfg *DataPlaneConfig) { cfg.ErrorFile503, cfg.ErrorFile404 = c.file503, c.file404 })
+			out := mustRender(t, r, snapshotOf([]*Route{served("ns", "r", "www.example.com")}, eps("ns", "r", "10.0.0.1")))
+			assertLines(t, "haproxy.cfg", string(out.Files[configFile].Data), r.cfg.WorkingDir, c.want, c.unwanted)
+			haproxyCheck(t, r, out)
 		})
 	}
 }

@@ -164,6 +164,8 @@ func TestRenderGoldenConfig(t *testing.T) {
 global
   maxconn 20000
   no strict-limits
+  tune.bufsize 32768
+  tune.maxrewrite 8192
   tune.pattern.cache-size 0
   stats socket WORKDIR/run/haproxy.sock mode 600 level admin expose-fd listeners
   ssl-default-bind-options ssl-min-ver TLSv1.2

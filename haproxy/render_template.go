@@ -68,6 +68,10 @@ type ConfigData struct {
 	Maps MapPaths
 	// DefaultBackend answers requests no route matches (503).
 	DefaultBackend string
+	// DefaultStatus is 0 when DefaultBackend answers with the built-in
+	// text 503, else the status it answers with from the errorfile of
+	// Defaults.ErrorFiles (ROUTER_ERRORFILE_404: 404, else 503).
+	DefaultStatus int
 	// DynamicCookieKey is the key HAProxy derives servers' cookies from
 	// (the router sets it again through the runtime API after adding a
 	// server).
@@ -87,13 +91,20 @@ type GlobalData struct {
 	// SSLBindOptions is the value of ssl-default-bind-options.
 	SSLBindOptions string
 	// Ciphers (TLS 1.2 and older) and CipherSuites (TLS 1.3) are the
-	// cipher lists of ROUTER_CIPHERS; either may be empty.
-	Ciphers, CipherSuites string
+	// cipher lists of ROUTER_CIPHERS and ROUTER_CIPHERSUITES; either may
+	// be empty. Curves is ROUTER_CURVES, or empty.
+	Ciphers, CipherSuites, Curves string
+	// BufSize and MaxRewrite are tune.bufsize and tune.maxrewrite.
+	BufSize, MaxRewrite int
+	// HardStopAfter is the hard-stop-after time, or empty for none.
+	HardStopAfter string
 }
 
 // SyslogData says where HAProxy logs go.
 type SyslogData struct {
 	Address, Facility, Level string
+	// MaxLength is the longest log line, in bytes.
+	MaxLength int
 	// Format is the quoted log-format of request logs; empty means
 	// "option httplog".
 	Format string
@@ -110,6 +121,18 @@ type DefaultsData struct {
 	HTTPBalance, TCPBalance string
 	// CheckTimeout bounds health checks.
 	CheckTimeout string
+	// Options are HAProxy options (dontlognull, http-ignore-probes,
+	// contstats, abortonclose) turned on by the router's settings.
+	Options []string
+	// ErrorFiles replace HAProxy's error pages.
+	ErrorFiles []ErrorFile
+}
+
+// ErrorFile is an HTTP response HAProxy serves for a status.
+type ErrorFile struct {
+	Status int
+	// Path is quoted.
+	Path string
 }
 
 // Timeouts are HAProxy time values, ready to print.
@@ -356,6 +379,11 @@ const builtinTemplates = `{{define "http-routing"}}
 global
   maxconn {{.Global.MaxConn}}
   no strict-limits
+{{- with .Global.HardStopAfter}}
+  hard-stop-after {{.}}
+{{- end}}
+  tune.bufsize {{.Global.BufSize}}
+  tune.maxrewrite {{.Global.MaxRewrite}}
 {{- /* Routing looks hosts up in tree-indexed maps; HAProxy's pattern cache
        only speeds up list matching, and with many hosts it churns (an
        allocation and an eviction per request), 5-10% of throughput at
@@ -366,7 +394,7 @@ global
 {{- end}}
   stats socket {{.Global.AdminSocket}} mode 600 level admin expose-fd listeners
 {{- with .Global.Syslog}}
-  log {{.Address}} {{.Facility}} {{.Level}}
+  log {{.Address}} len {{.MaxLength}} {{.Facility}} {{.Level}}
 {{- end}}
   ssl-default-bind-options {{.Global.SSLBindOptions}}
 {{- with .Global.Ciphers}}
@@ -374,6 +402,9 @@ global
 {{- end}}
 {{- with .Global.CipherSuites}}
   ssl-default-bind-ciphersuites {{.}}
+{{- end}}
+{{- with .Global.Curves}}
+  ssl-default-bind-curves {{.}}
 {{- end}}
   tune.ssl.default-dh-param 2048
 
@@ -396,6 +427,12 @@ defaults common
   timeout http-request {{.Defaults.Timeouts.HTTPRequest}}
   timeout http-keep-alive {{.Defaults.Timeouts.HTTPKeepAlive}}
   timeout tunnel {{.Defaults.Timeouts.Tunnel}}
+{{- range .Defaults.Options}}
+  option {{.}}
+{{- end}}
+{{- range .Defaults.ErrorFiles}}
+  errorfile {{.Status}} {{.Path}}
+{{- end}}
 {{- with .Defaults.Compression}}
   compression algo {{.Algorithm}}
   compression type{{range .Types}} {{.}}{{end}}
@@ -430,7 +467,11 @@ frontend {{$fe.Name}} from common
 {{- end}}
 
 backend {{.DefaultBackend}} from common
+{{- if .DefaultStatus}}
+  http-request deny deny_status {{.DefaultStatus}}
+{{- else}}
   http-request return status 503 content-type text/plain string "Application is not available"
+{{- end}}
 {{- with .Stats}}
 
 listen stats from common

@@ -1,0 +1,149 @@
+package haproxy
+
+import (
+	"bufio"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Real traffic for the global settings that change what clients see:
+// error pages, TLS versions, and how long replaced configurations serve.
+
+// TestTrafficErrorFiles: ROUTER_ERRORFILE_404 answers requests no route
+// matches; ROUTER_ERRORFILE_503 answers for a route without endpoints.
+func TestTrafficErrorFiles(t *testing.T) {
+	page503 := writeTempFile(t, "503.http", "HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/html\r\nCache-Control: no-cache\r\n\r\n<h1>we are down</h1>\n")
+	page404 := writeTempFile(t, "404.http", "HTTP/1.0 404 Not Found\r\nContent-Type: text/html\r\nCache-Control: no-cache\r\n\r\n<h1>no such site</h1>\n")
+	r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.ErrorFile503, d.ErrorFile404 = page503, page404 })
+	r.endpoints("ns", "web", newBackend(t, "web", nil, nil))
+	r.route(rt("ns", "web", "web.example.com", 1, toService("web")))
+	r.route(rt("ns", "empty", "empty.example.com", 2, toService("nothing")))
+	r.start()
+
+	wantServed(t, "a route with an endpoint", r.get("web.example.com", "/"), "web")
+	for _, c := range []struct {
+		host, what string
+		code       int
+		body       string
+	}{
+		{"unknown.example.com", "a host no route claims", http.StatusNotFound, "<h1>no such site</h1>"},
+		{"empty.example.com", "a route without endpoints", http.StatusServiceUnavailable, "<h1>we are down</h1>"},
+	} {
+		if x := r.get(c.host, "/"); x.err != nil || x.code != c.code || !strings.Contains(x.body, c.body) {
+			t.Errorf("%s: %v, want %d with %q", c.what, x, c.code, c.body)
+		}
+	}
+}
+
+// TestTrafficTLSVersions: SSL_MIN_VERSION refuses older clients.
+func TestTrafficTLSVersions(t *testing.T) {
+	r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.SSLMinVersion = "TLSv1.3" })
+	r.endpoints("ns", "web", newBackend(t, "web", nil, nil))
+	r.route(rt("ns", "edge", "secure.example.com", 1, toService("web"), terminated("edge", "", nil, nil)))
+	r.start()
+	dial := func(maxVersion uint16) (uint16, error) {
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(r.cfg.HTTPSPort)),
+			&tls.Config{ServerName: "secure.example.com", InsecureSkipVerify: true, MaxVersion: maxVersion}) //nolint:gosec // the default certificate is self-signed
+		if err != nil {
+			return 0, err
+		}
+		defer conn.Close()
+		return conn.ConnectionState().Version, nil
+	}
+	if v, err := dial(tls.VersionTLS12); err == nil {
+		t.Errorf("a TLS 1.2 client connected (version %x) under SSL_MIN_VERSION=TLSv1.3", v)
+	}
+	if v, err := dial(0); err != nil || v != tls.VersionTLS13 {
+		t.Errorf("a TLS 1.3 client: version %x, %v; want TLS 1.3", v, err)
+	}
+}
+
+// TestTrafficHardStopAfter: a reload with ROUTER_HARD_STOP_AFTER set cuts,
+// after that time, a transfer the previous worker still serves.
+func TestTrafficHardStopAfter(t *testing.T) {
+	r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.HardStopAfter = time.Second })
+	// The backend streams a line every 100ms for 30s.
+	r.endpoints("ns", "stream", newBackend(t, "stream", func(w http.ResponseWriter, req *http.Request) {
+		f := w.(http.Flusher)
+		for i := range 300 {
+			if _, err := fmt.Fprintf(w, "line %d\n", i); err != nil {
+				return
+			}
+			f.Flush()
+			select {
+			case <-req.Context().Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}, nil))
+	r.route(rt("ns", "stream", "stream.example.com", 1, toService("stream")))
+	r.start()
+
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(r.cfg.HTTPPort)), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET / HTTP/1.1\r\nHost: stream.example.com\r\n\r\n")
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(conn)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	wait := func(prefix string, d time.Duration) error {
+		deadline := time.After(d)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					return errors.New("the connection ended")
+				}
+				if strings.HasPrefix(l, prefix) {
+					return nil
+				}
+			case <-deadline:
+				return fmt.Errorf("no line %q within %v", prefix, d)
+			}
+		}
+	}
+	if err := wait("line 1", 10*time.Second); err != nil {
+		t.Fatalf("before the reload: %v", err)
+	}
+
+	before := r.reloads()
+	r.route(rt("ns", "other", "other.example.com", 2, toService("stream")))
+	r.publish()
+	eventually(t, 30*time.Second, "a reload", func() error {
+		if n := r.reloads(); n <= before {
+			return fmt.Errorf("%d reloads", n)
+		}
+		return nil
+	})
+	reloaded := time.Now()
+	// Lines keep coming for about a second, then the old worker stops.
+	for {
+		select {
+		case _, ok := <-lines:
+			if ok {
+				continue
+			}
+			if d := time.Since(reloaded); d > 10*time.Second {
+				t.Errorf("the connection ended %v after the reload, want about 1s", d)
+			}
+			return
+		case <-time.After(15 * time.Second):
+			t.Fatal("the transfer the old worker serves is still running 15s after the reload, want it cut after 1s")
+		}
+	}
+}
