@@ -99,6 +99,10 @@ type DataPlaneConfig struct {
 	EnableCompression bool
 	CompressionMIME   string
 
+	// ForwardedHeaders is append, replace, if-none or never: what the
+	// router does with X-Forwarded-* headers clients send.
+	ForwardedHeaders string
+
 	// ErrorFile503 and ErrorFile404 are HTTP responses HAProxy serves
 	// instead of its own 503 and 404 pages; ErrorFile404 also makes
 	// requests no route matches answer 404.
@@ -229,6 +233,7 @@ var Settings = []Setting{
 	// Responses.
 	{"ROUTER_ENABLE_COMPRESSION", "enable-compression", "false", "compress responses of the ROUTER_COMPRESSION_MIME types", boolean(func(c *Config) *bool { return &c.DataPlane.EnableCompression })},
 	{"ROUTER_COMPRESSION_MIME", "compression-mime", "text/html text/plain text/css", "space-separated MIME types to compress", str(func(c *Config) *string { return &c.DataPlane.CompressionMIME })},
+	{"ROUTER_SET_FORWARDED_HEADERS", "set-forwarded-headers", "append", "X-Forwarded-For, -Host, -Port and -Proto headers: append (the client's address to X-Forwarded-For; the others set), replace (all set, whatever the client sent), if-none (set only when the client sent none) or never (left as the client sent them)", oneOf(func(c *Config) *string { return &c.DataPlane.ForwardedHeaders }, "append", "replace", "if-none", "never")},
 	{"ROUTER_ERRORFILE_503", "errorfile-503", "", "file with the complete HTTP response (status line, headers, body) sent instead of HAProxy's 503 page: no route matches, or a route has no available endpoint", str(func(c *Config) *string { return &c.DataPlane.ErrorFile503 })},
 	{"ROUTER_ERRORFILE_404", "errorfile-404", "", "file with the complete HTTP response sent when no route matches a request, which then answers 404 instead of 503", str(func(c *Config) *string { return &c.DataPlane.ErrorFile404 })},
 	{"ROUTER_DONT_LOG_NULL", "dont-log-null", "false", "do not log connections that send no data (HAProxy option dontlognull)", boolean(func(c *Config) *bool { return &c.DataPlane.DontLogNull })},

@@ -161,6 +161,9 @@ func checkDataPlaneConfig(cfg DataPlaneConfig) (DataPlaneConfig, error) {
 			bad(t.env, "must be a positive time")
 		}
 	}
+	if !slices.Contains([]string{"append", "replace", "if-none", "never"}, cfg.ForwardedHeaders) {
+		bad("ROUTER_SET_FORWARDED_HEADERS", "%q is not append, replace, if-none or never", cfg.ForwardedHeaders)
+	}
 	if !slices.Contains(balanceAlgorithms, cfg.LoadBalanceAlgorithm) {
 		bad("ROUTER_LOAD_BALANCE_ALGORITHM", "%q is not one of %s", cfg.LoadBalanceAlgorithm, strings.Join(balanceAlgorithms, ", "))
 	}
@@ -323,14 +326,14 @@ func (r *Renderer) configData(bound bool) *ConfigData {
 	}
 	if bound {
 		d.HTTP = &HTTPFrontend{Bind: r.bind(cfg.HTTPPort), AcceptProxy: cfg.UseProxyProtocol,
-			Routing: RoutingData{ExactMap: maps.HTTPExact, PrefixMap: maps.HTTPPrefix, Proto: "http", Redirect: redirectValue}}
+			Routing: RoutingData{ExactMap: maps.HTTPExact, PrefixMap: maps.HTTPPrefix, Proto: "http", Redirect: redirectValue, Forwarded: cfg.ForwardedHeaders}}
 		if p := cfg.HTTPSRedirectPort; p != 0 && p != 443 {
 			d.HTTP.Routing.RedirectPort = ":" + strconv.Itoa(p)
 		}
 		d.HTTPS = &TLSFrontend{Bind: r.bind(cfg.HTTPSPort), AcceptProxy: cfg.UseProxyProtocol,
 			InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: "be_sni", NoSNIBackend: "be_no_sni"}
 	}
-	tls := RoutingData{ExactMap: maps.HTTPSExact, PrefixMap: maps.HTTPSPrefix, Proto: "https"}
+	tls := RoutingData{ExactMap: maps.HTTPSExact, PrefixMap: maps.HTTPSPrefix, Proto: "https", Forwarded: cfg.ForwardedHeaders}
 	d.Terminating = []TerminatingFrontend{
 		{Name: "fe_sni", Backend: "be_sni", Bind: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.SNIPort)),
 			DefaultCertificate: r.defaultCert.path, CrtList: maps.CrtList, StrictSNI: cfg.StrictSNI, Routing: tls},

@@ -145,6 +145,7 @@ func TestNewRendererRefuses(t *testing.T) {
 		}, "DEFAULT_CERTIFICATE"},
 		{"default certificate dir without files", func(c *DataPlaneConfig) { c.DefaultCertificateDir = "/nonexistent" }, "DEFAULT_CERTIFICATE_DIR"},
 		{"zero timeout", func(c *DataPlaneConfig) { c.ClientTimeout = 0 }, "ROUTER_DEFAULT_CLIENT_TIMEOUT"},
+		{"no forwarded-headers policy", func(c *DataPlaneConfig) { c.ForwardedHeaders = "" }, "ROUTER_SET_FORWARDED_HEADERS"},
 		{"max TLS version below the min", func(c *DataPlaneConfig) { c.SSLMinVersion, c.SSLMaxVersion = "TLSv1.3", "TLSv1.2" },
 			"SSL_MAX_VERSION: TLSv1.2 is older than SSL_MIN_VERSION (TLSv1.3)"},
 		{"cipher suites with a space", func(c *DataPlaneConfig) { c.CipherSuites = "TLS_AES_256_GCM_SHA384 x" }, "ROUTER_CIPHERSUITES"},

@@ -202,6 +202,11 @@ type RoutingData struct {
 	// RedirectPort is ":port" when redirects name a port other than 443,
 	// else empty.
 	RedirectPort string
+	// Forwarded is ROUTER_SET_FORWARDED_HEADERS: what happens to the
+	// X-Forwarded-For, -Host, -Port and -Proto headers clients send:
+	// append (to X-Forwarded-For; the others are set), replace, if-none
+	// (only added when absent) or never (passed on untouched).
+	Forwarded string
 }
 
 // StatsData is the statistics listener.
@@ -345,7 +350,13 @@ const (
 
 // builtinTemplates is the built-in configuration.
 const builtinTemplates = `{{define "http-routing"}}
+{{- if eq .Forwarded "append"}}
   option forwardfor
+{{- else if eq .Forwarded "if-none"}}
+  option forwardfor if-none
+{{- else if eq .Forwarded "replace"}}
+  http-request set-header X-Forwarded-For %[src]
+{{- end}}
   http-request del-header Proxy
   http-request set-var(txn.host) req.hdr(host),field(1,:),lower,regsub(\.$,)
   http-request set-var-fmt(txn.key) "%[var(txn.host)]%[path]"
@@ -357,9 +368,15 @@ const builtinTemplates = `{{define "http-routing"}}
 {{- if .Redirect}}
   http-request redirect location https://%[var(txn.host)]{{.RedirectPort}}%[pathq] code 302 if { var(txn.be) -m str {{.Redirect}} }
 {{- end}}
+{{- if eq .Forwarded "if-none"}}
+  http-request set-header X-Forwarded-Host %[req.hdr(host)] if !{ req.hdr(X-Forwarded-Host) -m found }
+  http-request set-header X-Forwarded-Port %[dst_port] if !{ req.hdr(X-Forwarded-Port) -m found }
+  http-request set-header X-Forwarded-Proto {{.Proto}} if !{ req.hdr(X-Forwarded-Proto) -m found }
+{{- else if ne .Forwarded "never"}}
   http-request set-header X-Forwarded-Host %[req.hdr(host)]
   http-request set-header X-Forwarded-Port %[dst_port]
   http-request set-header X-Forwarded-Proto {{.Proto}}
+{{- end}}
   use_backend %[var(txn.be)] if { var(txn.be) -m found }
 {{- end}}
 

@@ -147,3 +147,44 @@ func TestTrafficHardStopAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestTrafficForwardedHeaders: what the backend sees of the X-Forwarded-*
+// headers a client sends, under each ROUTER_SET_FORWARDED_HEADERS policy.
+func TestTrafficForwardedHeaders(t *testing.T) {
+	spoofed := []string{"X-Forwarded-For", "192.0.2.7", "X-Forwarded-Host", "evil.example.com", "X-Forwarded-Proto", "https"}
+	cases := []struct {
+		policy          string
+		xff, xfh, proto string // as the backend sees them, several values joined by ", "
+	}{
+		{"append", "192.0.2.7, 127.0.0.1", "web.example.com", "http"},
+		{"replace", "127.0.0.1", "web.example.com", "http"},
+		{"if-none", "192.0.2.7", "evil.example.com", "https"},
+		{"never", "192.0.2.7", "evil.example.com", "https"},
+	}
+	for _, c := range cases {
+		t.Run(c.policy, func(t *testing.T) {
+			r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.ForwardedHeaders = c.policy })
+			r.endpoints("ns", "web", newBackend(t, "web", func(w http.ResponseWriter, req *http.Request) {
+				for _, h := range []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
+					fmt.Fprintf(w, "%s: %s\n", h, strings.Join(req.Header.Values(h), ", "))
+				}
+			}, nil))
+			r.route(rt("ns", "web", "web.example.com", 1, toService("web")))
+			r.start()
+			x := fetch(r.client(clientOptions{}), "http://web.example.com/", spoofed...)
+			want := fmt.Sprintf("X-Forwarded-For: %s\nX-Forwarded-Host: %s\nX-Forwarded-Proto: %s\n", c.xff, c.xfh, c.proto)
+			if x.err != nil || x.code != http.StatusOK || x.body != want {
+				t.Errorf("with a client's spoofed headers: %v\nbackend saw:\n%s\nwant:\n%s", x, x.body, want)
+			}
+			// Without headers from the client, every policy but never adds them.
+			x = r.get("web.example.com", "/")
+			wantFresh := "X-Forwarded-For: 127.0.0.1\nX-Forwarded-Host: web.example.com\nX-Forwarded-Proto: http\n"
+			if c.policy == "never" {
+				wantFresh = "X-Forwarded-For: \nX-Forwarded-Host: \nX-Forwarded-Proto: \n"
+			}
+			if x.err != nil || x.body != wantFresh {
+				t.Errorf("without client headers: %v\nbackend saw:\n%s\nwant:\n%s", x, x.body, wantFresh)
+			}
+		})
+	}
+}
