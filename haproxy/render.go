@@ -3,8 +3,11 @@ package haproxy
 import (
 	"bytes"
 	"cmp"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"reflect"
@@ -158,16 +161,24 @@ func (r *Renderer) tryTemplates() error {
 // Render returns the configuration for snap. It re-renders the routes
 // snap.Changed names and the routes of the services it names, keeping
 // the other routes' output from earlier calls. Everything is re-rendered on
-// the first call and when the default destination CA file appears or goes.
+// the first call and when the default destination CA file appears or goes;
+// a changed CA file changes the router's copy, which HAProxy reloads.
 // When snap does not directly follow the last rendered snapshot
 // (snap.Version is not the last one plus 1, as after a failed Render),
 // every route is looked at and re-rendered if it or its services are not
-// the very values rendered last time. DEFAULT_CERTIFICATE_DIR and the
-// existence of DEFAULT_DESTINATION_CA_PATH are read again at every call.
+// the very values rendered last time. DEFAULT_CERTIFICATE_DIR and
+// DEFAULT_DESTINATION_CA_PATH are read again at every call.
 // Render does not modify snap. On error nothing of snap is kept: the next
 // call starts from the last successful one.
 func (r *Renderer) Render(snap Snapshot) (*Output, error) {
-	defaultCA := r.defaultDestinationCA()
+	caPEM, err := r.destinationCA()
+	if err != nil {
+		return nil, err
+	}
+	defaultCA := ""
+	if caPEM != nil {
+		defaultCA = r.abs(destCAFile)
+	}
 	force := !r.rendered || defaultCA != r.defaultCA
 	dirty := r.dirtyRoutes(snap, force || snap.Version != r.version+1)
 	updates, removed, err := r.renderRoutes(snap, dirty, defaultCA, force)
@@ -193,20 +204,57 @@ func (r *Renderer) Render(snap Snapshot) (*Output, error) {
 	if defaultPEM != nil {
 		next.set(defaultCrtFile, File{Data: defaultPEM, Mode: 0o600})
 	}
+	if caPEM != nil {
+		next.set(destCAFile, File{Data: caPEM, Mode: 0o600})
+	} else if _, ok := next.files[destCAFile]; ok {
+		next.delete(destCAFile)
+	}
 	reload, servers := r.apply(updates, removed, next)
 	r.rendered, r.version, r.defaultCA = true, snap.Version, defaultCA
 	return r.output(next, reload, servers), nil
 }
 
-// defaultDestinationCA is DEFAULT_DESTINATION_CA_PATH when that file
-// exists, else empty.
-func (r *Renderer) defaultDestinationCA() string {
-	if p := r.cfg.DefaultDestinationCAPath; p != "" {
-		if _, err := os.Stat(p); err == nil {
-			return p
+// destinationCA is the content of DEFAULT_DESTINATION_CA_PATH, or nil when
+// the file does not exist. A file that exists but cannot be read or holds
+// no certificate (a half-written update) leaves the last content in use;
+// without one, it is an error: reencrypt endpoints are not left
+// unverified because a CA file is broken.
+func (r *Renderer) destinationCA() ([]byte, error) {
+	p := r.cfg.DefaultDestinationCAPath
+	if p == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err == nil && !holdsCertificate(b):
+		err = errors.New("no PEM certificate in it")
+	}
+	if err != nil {
+		if old := r.files[destCAFile].Data; old != nil {
+			return old, nil
+		}
+		return nil, fmt.Errorf("DEFAULT_DESTINATION_CA_PATH %s: %w", p, err)
+	}
+	return b, nil
+}
+
+// holdsCertificate reports whether b has a PEM block of a certificate
+// that parses.
+func holdsCertificate(b []byte) bool {
+	for {
+		var block *pem.Block
+		block, b = pem.Decode(b)
+		if block == nil {
+			return false
+		}
+		if block.Type == "CERTIFICATE" {
+			if _, err := x509.ParseCertificate(block.Bytes); err == nil {
+				return true
+			}
 		}
 	}
-	return ""
 }
 
 // WatchesFiles reports whether the configuration depends on files outside
@@ -217,15 +265,15 @@ func (r *Renderer) WatchesFiles() bool {
 }
 
 // FilesChanged reports whether the default certificate in
-// DEFAULT_CERTIFICATE_DIR or the existence of DEFAULT_DESTINATION_CA_PATH
-// differs from what the last Render used: rendering the same snapshot again
-// picks the change up. An unreadable certificate is no change (Render
-// would fail on it; the served one stays).
+// DEFAULT_CERTIFICATE_DIR or DEFAULT_DESTINATION_CA_PATH differs from what
+// the last Render used: rendering the same snapshot again picks the change
+// up. An unreadable certificate is no change (Render would fail on it; the
+// served one stays).
 func (r *Renderer) FilesChanged() bool {
 	if !r.rendered {
 		return false
 	}
-	if r.defaultDestinationCA() != r.defaultCA {
+	if ca, err := r.destinationCA(); err == nil && (!bytes.Equal(ca, r.files[destCAFile].Data) || (ca == nil) != (r.files[destCAFile].Data == nil)) {
 		return true
 	}
 	if r.defaultCert.dir == "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -242,10 +243,46 @@ func TestRenderDefaultDestinationCA(t *testing.T) {
 	snap := snapshotOf([]*Route{rt}, eps("ns", "web", "10.0.0.1"))
 	out := mustRender(t, r, snap)
 	assertLines(t, "backend", backendText(t, out, "be_secure:ns:r"), r.cfg.WorkingDir, []string{
-		"default-server check inter 5000ms ssl verify required ca-file " + caFile,
+		"default-server check inter 5000ms ssl verify required ca-file WORKDIR/" + destCAFile,
 		"server s0 10.0.0.1:8080 weight 1 verifyhost 'web.ns.svc'",
 	}, []string{"server s1 192.0.2.1:1 disabled verifyhost 'web.ns.svc'"})
 	haproxyCheck(t, r, out)
+	if f := out.Files[destCAFile]; string(f.Data) != probe.TLS.DestinationCACertificate || f.Mode != 0o600 {
+		t.Errorf("the router's copy of the CA: mode %v, %d bytes; want the file's content, 0600", f.Mode, len(f.Data))
+	}
+	if r.FilesChanged() {
+		t.Error("FilesChanged with the CA file as rendered")
+	}
+
+	// A rotated CA: the copy changes, and HAProxy must reload to read it.
+	other := destCA(t)
+	rotated := &Route{TLS: &routecore.TLSConfig{}}
+	other(rotated)
+	bundle := rotated.TLS.DestinationCACertificate + probe.TLS.DestinationCACertificate
+	if err := os.WriteFile(caFile, []byte(bundle), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !r.FilesChanged() {
+		t.Error("FilesChanged false after the CA file changed")
+	}
+	snap.Version++
+	out = mustRender(t, r, snap)
+	if string(out.Files[destCAFile].Data) != bundle || !out.Reload || !slices.Contains(out.Changed, destCAFile) {
+		t.Errorf("after the CA changed: reload %v, changed %v", out.Reload, out.Changed)
+	}
+
+	// A half-written file keeps the last CA.
+	if err := os.WriteFile(caFile, []byte("-----BEGIN CERT"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r.FilesChanged() {
+		t.Error("FilesChanged true for a CA file without a certificate")
+	}
+	snap.Version++
+	out = mustRender(t, r, snap)
+	if string(out.Files[destCAFile].Data) != bundle || out.Reload {
+		t.Errorf("with a broken CA file: reload %v, copy changed %v", out.Reload, string(out.Files[destCAFile].Data) != bundle)
+	}
 
 	// The file goes away: every reencrypt route is rendered again, now
 	// without verification.
@@ -255,7 +292,23 @@ func TestRenderDefaultDestinationCA(t *testing.T) {
 	snap.Version++
 	out = mustRender(t, r, snap)
 	assertLines(t, "backend", backendText(t, out, "be_secure:ns:r"), r.cfg.WorkingDir, []string{"default-server check inter 5000ms ssl verify none"}, nil)
-	if !out.Reload {
-		t.Error("changing how endpoints are verified needs a reload")
+	if !out.Reload || !slices.Contains(out.Removed, destCAFile) {
+		t.Errorf("changing how endpoints are verified needs a reload (%v) and the copy removed (%v)", out.Reload, out.Removed)
+	}
+}
+
+// TestRenderBrokenDestinationCA: a CA file that exists but holds no
+// certificate, with no earlier one to keep, fails the rendering rather than
+// leaving reencrypt endpoints unverified.
+func TestRenderBrokenDestinationCA(t *testing.T) {
+	caFile := filepath.Join(t.TempDir(), "service-ca.crt")
+	if err := os.WriteFile(caFile, []byte("not a certificate"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newTestRenderer(t, func(c *DataPlaneConfig) { c.DefaultDestinationCAPath = caFile })
+	rt := served("ns", "r", "re.example.com", reencrypt, withBackends(svcWeight("ns", "web", 100)))
+	_, err := r.Render(snapshotOf([]*Route{rt}, eps("ns", "web", "10.0.0.1")))
+	if err == nil || !strings.Contains(err.Error(), "DEFAULT_DESTINATION_CA_PATH "+caFile+": no PEM certificate in it") {
+		t.Errorf("error %v, want one naming DEFAULT_DESTINATION_CA_PATH", err)
 	}
 }

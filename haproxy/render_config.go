@@ -21,6 +21,10 @@ const (
 	mapsDir        = "conf/maps"
 	crtListFile    = "conf/crt-list"
 	defaultCrtFile = "certs/default.pem"
+	// destCAFile is the router's copy of DEFAULT_DESTINATION_CA_PATH:
+	// HAProxy reads CA files only when it loads a configuration, so a
+	// changed CA must change a rendered file to be loaded.
+	destCAFile = "conf/default-destination-ca.pem"
 )
 
 // AdminSocket is HAProxy's runtime API socket (level admin, with

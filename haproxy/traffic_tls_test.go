@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -437,6 +438,37 @@ func TestTrafficReencryptScaleUp(t *testing.T) {
 	eventually(t, 30*time.Second, "the untrusted endpoint is not served", func() error {
 		if x := fetch(https, "https://reencrypt.example.com/"); x.err == nil && x.code == http.StatusOK {
 			return fmt.Errorf("served: %s", x)
+		}
+		return nil
+	})
+}
+
+// TestTrafficDefaultDestinationCARotated: reencrypt routes without a
+// destinationCACertificate verify endpoints with DEFAULT_DESTINATION_CA_PATH;
+// when that file's CA is rotated, the router loads the new one without any
+// route or endpoint change.
+func TestTrafficDefaultDestinationCARotated(t *testing.T) {
+	oldCA, rotatedCA := newCA(t, "old service CA"), newCA(t, "new service CA")
+	caFile := filepath.Join(t.TempDir(), "service-ca.crt")
+	if err := certs.WriteFileAtomic(caFile, oldCA.CertPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.DefaultDestinationCAPath = caFile })
+	r.filePoll = 100 * time.Millisecond
+	// The endpoint already serves a certificate of the new CA.
+	r.endpoints("ns", "secure", newBackend(t, "secure", nil, tlsServerConfig(t, issue(t, rotatedCA, "secure.ns.svc"))))
+	r.route(rt("ns", "reencrypt", "reencrypt.example.com", 1, toService("secure"), terminated(routecore.TLSTerminationReencrypt, "", nil, nil)))
+	r.start()
+	https := r.client(clientOptions{})
+	if x := fetch(https, "https://reencrypt.example.com/"); x.err == nil && x.code == http.StatusOK {
+		t.Fatalf("served with the old CA in the file: %v", x)
+	}
+	if err := certs.WriteFileAtomic(caFile, append(slices.Clone(rotatedCA.CertPEM), oldCA.CertPEM...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 15*time.Second, "the endpoint is verified with the rotated CA", func() error {
+		if x := fetch(https, "https://reencrypt.example.com/"); !x.served("secure") {
+			return errors.New(x.String())
 		}
 		return nil
 	})
