@@ -151,7 +151,7 @@ func (r *Renderer) tryTemplates() error {
 	sample := &BackendData{Name: "be_secure:ns:name", Route: "ns/name", Defaults: httpRouteDefault, Balance: "roundrobin",
 		Cookie: &CookieData{Name: "c", Secure: true, SameSite: "None"}, TimeoutServer: "1ms", TimeoutTunnel: "1ms",
 		AllowList: &AllowListData{Inline: []string{"10.0.0.0/8"}}, RateLimit: &RateLimitData{Store: "conn_cur", ConcurrentTCP: 1, RateTCP: 1, RateHTTP: 1},
-		HSTS: "'max-age=1'", RequestHeaders: []HeaderAction{{Verb: "set-header", Name: "'a'", Value: "'b'"}},
+		HSTS: "'max-age=1'", RewritePath: &RewritePathData{Regex: "'^/a(.*)$'", Replacement: "'/b\\1'"}, RequestHeaders: []HeaderAction{{Verb: "set-header", Name: "'a'", Value: "'b'"}},
 		ResponseHeaders: []HeaderAction{{Verb: "del-header", Name: "'a'"}},
 		ServerDefaults:  &ServerDefaults{CheckInterval: "1ms", MaxConn: 1, SSL: &ServerSSL{Verify: "required", CAFile: "/ca.pem"}},
 		Servers:         []ServerData{{Name: "s0", Endpoint: "10.0.0.1:80", Address: "10.0.0.1", Port: 80, Weight: 1, Enabled: true, VerifyHost: "'svc.ns.svc'"}}}

@@ -7,8 +7,10 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/netip"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/routeshift/routeshift/routecore"
 )
@@ -90,6 +92,9 @@ func (r *Renderer) buildBackend(in backendInput) backendOutput {
 	if !tcp && !r.headerActions(rt, d) {
 		unavailable = "a header action or HSTS value cannot be quoted"
 	}
+	if !tcp && !rewritePath(rt, d) {
+		unavailable = "the path or rewrite target cannot be quoted"
+	}
 	ssl, verifyHost, ok := r.serverSSL(rt, in.defaultCA, &out)
 	if !ok {
 		unavailable = "the destination CA certificate holds no certificate"
@@ -145,6 +150,9 @@ func (r *Renderer) backendSettings(rt *Route, activeServices int, tcp bool) *Bac
 		if tcp {
 			d.TimeoutTunnel = d.TimeoutServer
 		}
+	}
+	if rt.Overrides.TimeoutTunnel > 0 {
+		d.TimeoutTunnel = haproxyTime(rt.Overrides.TimeoutTunnel)
 	}
 	if !tcp && !rt.Overrides.DisableCookies {
 		d.Cookie = r.cookie(rt)
@@ -207,6 +215,30 @@ func (r *Renderer) allowList(rt *Route, d *BackendData, out *backendOutput) bool
 	out.addFile(rel, File{Data: data, Mode: 0o644})
 	d.AllowList = &AllowListData{File: r.abs(rel)}
 	return true
+}
+
+// rewritePath fills in the rewrite-target rule: the route's path at the
+// start of a request path becomes the target, the rest of the path and the
+// query string are kept. A trailing '/' of the path is not part of the
+// match, and a target ending in '/' absorbs the '/' that follows the path,
+// so that /api, /api/ and targets / and /v2/ give no doubled or missing
+// slashes. It reports false when the path cannot be quoted.
+func rewritePath(rt *Route, d *BackendData) bool {
+	target := rt.Overrides.RewriteTarget
+	if target == "" {
+		return true
+	}
+	re := "^" + regexp.QuoteMeta(strings.TrimSuffix(rt.Path, "/"))
+	if strings.HasSuffix(target, "/") {
+		re += "/?"
+	}
+	regex, ok := quote(re + "(.*)$")
+	if !ok {
+		return false
+	}
+	replacement, ok := quote(strings.ReplaceAll(target, "%", "%%") + `\1`)
+	d.RewritePath = &RewritePathData{Regex: regex, Replacement: replacement}
+	return ok
 }
 
 // headerActions fills in HSTS and spec.httpHeaders, quoted. It reports

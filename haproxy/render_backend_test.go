@@ -85,6 +85,27 @@ func TestRenderBackendFeatures(t *testing.T) {
 		{name: "passthrough timeout: server and tunnel", route: []func(*Route){passthrough, withOverrides(routecore.Overrides{Timeout: 2 * time.Hour})},
 			want: []string{"timeout server 7200000ms", "timeout tunnel 7200000ms"}},
 
+		{name: "tunnel timeout annotation", route: []func(*Route){withOverrides(routecore.Overrides{TimeoutTunnel: 30 * time.Minute})},
+			want: []string{"timeout tunnel 1800000ms"}, unwanted: []string{"timeout server 1800000ms"}},
+		{name: "passthrough: the tunnel annotation wins over timeout", route: []func(*Route){passthrough,
+			withOverrides(routecore.Overrides{Timeout: 2 * time.Hour, TimeoutTunnel: time.Minute})},
+			want: []string{"timeout server 7200000ms", "timeout tunnel 60000ms"}, unwanted: []string{"timeout tunnel 7200000ms"}},
+
+		// Path rewrites.
+		{name: "rewrite to /", route: []func(*Route){rtPath("/api"), withOverrides(routecore.Overrides{RewriteTarget: "/"})},
+			want: []string{`http-request replace-path '^/api/?(.*)$' '/\1'`}},
+		{name: "rewrite to another prefix", route: []func(*Route){rtPath("/api/"), withOverrides(routecore.Overrides{RewriteTarget: "/v2"})},
+			want: []string{`http-request replace-path '^/api(.*)$' '/v2\1'`}},
+		{name: "rewrite: regular expression characters of the path are literal, % of the target too",
+			route: []func(*Route){rtPath("/a.b+(c)$"), withOverrides(routecore.Overrides{RewriteTarget: "/caf%C3%A9/"})},
+			want:  []string{`http-request replace-path '^/a\.b\+\(c\)\$/?(.*)$' '/caf%%C3%%A9/\1'`}},
+		{name: "rewrite with a quote in the path", route: []func(*Route){rtPath("/it's"), withOverrides(routecore.Overrides{RewriteTarget: "/x"})},
+			want: []string{`http-request replace-path '^/it'\''s(.*)$' '/x\1'`}},
+		{name: "rewrite of a route without a path prepends the target", route: []func(*Route){withOverrides(routecore.Overrides{RewriteTarget: "/v2"})},
+			want: []string{`http-request replace-path '^(.*)$' '/v2\1'`}},
+		{name: "no rewrite for passthrough", route: []func(*Route){passthrough, withOverrides(routecore.Overrides{RewriteTarget: "/"})},
+			unwanted: []string{`http-request replace-path '^/?(.*)$' '/\1'`}},
+
 		// Health checks and connection caps.
 		{name: "health checks with two endpoints", services: two, want: []string{"default-server check inter 5000ms"}},
 		// Checks are configured on every slot; the router turns a lone
@@ -207,6 +228,9 @@ func TestRenderBackendFeatures(t *testing.T) {
 		})
 	}
 }
+
+// rtPath sets the route's path.
+func rtPath(p string) func(*Route) { return func(r *Route) { r.Path = p } }
 
 func TestRenderAllowListFile(t *testing.T) {
 	r := newTestRenderer(t)

@@ -250,6 +250,9 @@ type BackendData struct {
 	RateLimit *RateLimitData
 	// HSTS is the quoted Strict-Transport-Security value, or empty.
 	HSTS string
+	// RewritePath rewrites request paths (annotation rewrite-target), or
+	// is nil.
+	RewritePath *RewritePathData
 	// RequestHeaders and ResponseHeaders are spec.httpHeaders actions, in
 	// order.
 	RequestHeaders, ResponseHeaders []HeaderAction
@@ -307,6 +310,12 @@ type ServerDefaults struct {
 	// SSL is nil for plain connections to the endpoints (reencrypt
 	// routes have it).
 	SSL *ServerSSL
+}
+
+// RewritePathData is an http-request replace-path rule: Regex and
+// Replacement are quoted; Replacement is a log-format string.
+type RewritePathData struct {
+	Regex, Replacement string
 }
 
 // ServerSSL is how reencrypt routes talk TLS to their endpoints.
@@ -553,6 +562,9 @@ backend {{.Name}} from {{.Defaults}}
 {{- end}}
 {{- with .HSTS}}
   http-response set-header Strict-Transport-Security {{.}}
+{{- end}}
+{{- with .RewritePath}}
+  http-request replace-path {{.Regex}} {{.Replacement}}
 {{- end}}
 {{- range .RequestHeaders}}
   http-request {{.Verb}} {{.Name}}{{with .Value}} {{.}}{{end}}

@@ -28,6 +28,8 @@ const (
 	AnnRateLimitRateHTTP        = "haproxy.router.openshift.io/rate-limit-connections.rate-http"
 	AnnRateLimitRateTCP         = "haproxy.router.openshift.io/rate-limit-connections.rate-tcp"
 	AnnTimeout                  = "haproxy.router.openshift.io/timeout"
+	AnnTimeoutTunnel            = "haproxy.router.openshift.io/timeout-tunnel"
+	AnnRewriteTarget            = "haproxy.router.openshift.io/rewrite-target"
 	AnnHealthCheckInterval      = "router.openshift.io/haproxy.health.check.interval"
 	AnnIPWhitelist              = "haproxy.router.openshift.io/ip_whitelist"
 	AnnIPAllowlist              = "haproxy.router.openshift.io/ip_allowlist"
@@ -65,6 +67,12 @@ type Overrides struct {
 	RateTCP int32
 	// Timeout is the server-side timeout.
 	Timeout time.Duration
+	// TimeoutTunnel is how long an idle tunnel (WebSocket, passthrough
+	// connection) stays open.
+	TimeoutTunnel time.Duration
+	// RewriteTarget replaces spec.path at the start of request paths
+	// before they reach the endpoints ("" for no rewrite).
+	RewriteTarget string
 	// HealthCheckInterval is the interval between endpoint health checks.
 	HealthCheckInterval time.Duration
 	// IPAllowlist lists the source addresses and CIDRs allowed to connect;
@@ -159,6 +167,12 @@ var AnnotationCatalogue = []Annotation{
 	{Key: AnnTimeout, Help: "Server-side timeout (TimeUnit, e.g. 5500ms or 30s).",
 		Default:  "ROUTER_DEFAULT_SERVER_TIMEOUT (30s)",
 		validate: timeUnit, apply: func(v string, o *Overrides) { o.Timeout, _ = ParseTimeUnit(v) }},
+	{Key: AnnTimeoutTunnel, Help: "How long an idle WebSocket or passthrough connection stays open (TimeUnit, e.g. 30m or 1h).",
+		Default:  "the timeout annotation for passthrough routes, else ROUTER_DEFAULT_TUNNEL_TIMEOUT (1h)",
+		validate: timeUnit, apply: func(v string, o *Overrides) { o.TimeoutTunnel, _ = ParseTimeUnit(v) }},
+	{Key: AnnRewriteTarget, Help: "Path that replaces spec.path at the start of a request's path before the request reaches the endpoints: with path /api and rewrite-target /, /api/users becomes /users; with rewrite-target /v2, /api/users becomes /v2/users. The query string is kept.",
+		Default: "no rewrite", OnlyFor: onlyHTTP,
+		validate: rewriteTarget, apply: func(v string, o *Overrides) { o.RewriteTarget = v }},
 	{Key: AnnHealthCheckInterval, Help: "Interval between endpoint health checks (TimeUnit).",
 		Default:  "ROUTER_BACKEND_CHECK_INTERVAL (5000ms)",
 		validate: timeUnit, apply: func(v string, o *Overrides) { o.HealthCheckInterval, _ = ParseTimeUnit(v) }},
@@ -341,6 +355,17 @@ func integer(minimum int64) func(string) *field.Error {
 func timeUnit(v string) *field.Error {
 	if _, err := ParseTimeUnit(v); err != nil {
 		return field.Invalid(nil, v, err.Error())
+	}
+	return nil
+}
+
+// rewriteTarget accepts an absolute URL path: '/' then RFC 3986 path
+// characters (percent-encoded octets included).
+func rewriteTarget(v string) *field.Error {
+	if !strings.HasPrefix(v, "/") || strings.IndexFunc(v, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-._~!$&'()*+,;=:@/%", r))
+	}) >= 0 {
+		return field.Invalid(nil, v, "must be a path starting with '/' of letters, digits and -._~!$&'()*+,;=:@/% (no spaces, '?' or '#')")
 	}
 	return nil
 }

@@ -42,6 +42,13 @@ func TestValidateAnnotations(t *testing.T) {
 		{AnnTimeout, "5500ms", nil},
 		{AnnTimeout, "5 minutes", []string{`metadata.annotations[haproxy.router.openshift.io/timeout]: Invalid value: "5 minutes": ` + timeUnitDetail}},
 		{AnnTimeout, "30d", []string{`metadata.annotations[haproxy.router.openshift.io/timeout]: Invalid value: "30d": must be at most 2147483647ms (about 24.8 days)`}},
+		{AnnTimeoutTunnel, "30m", nil},
+		{AnnTimeoutTunnel, "forever", []string{`metadata.annotations[haproxy.router.openshift.io/timeout-tunnel]: Invalid value: "forever": ` + timeUnitDetail}},
+		{AnnRewriteTarget, "/", nil},
+		{AnnRewriteTarget, "/v2/caf%C3%A9;x=1", nil},
+		{AnnRewriteTarget, "v2", []string{`metadata.annotations[haproxy.router.openshift.io/rewrite-target]: Invalid value: "v2": must be a path starting with '/' of letters, digits and -._~!$&'()*+,;=:@/% (no spaces, '?' or '#')`}},
+		{AnnRewriteTarget, "/a b", []string{`metadata.annotations[haproxy.router.openshift.io/rewrite-target]: Invalid value: "/a b": must be a path starting with '/' of letters, digits and -._~!$&'()*+,;=:@/% (no spaces, '?' or '#')`}},
+		{AnnRewriteTarget, `/\1`, []string{`metadata.annotations[haproxy.router.openshift.io/rewrite-target]: Invalid value: "/\\1": must be a path starting with '/' of letters, digits and -._~!$&'()*+,;=:@/% (no spaces, '?' or '#')`}},
 		{AnnHealthCheckInterval, "0s", []string{`metadata.annotations[router.openshift.io/haproxy.health.check.interval]: Invalid value: "0s": ` + timeUnitDetail}},
 		{AnnIPWhitelist, "192.168.1.10", nil},
 		{AnnIPWhitelist, "192.168.1.10 192.168.1.11 192.168.1.12", nil},
@@ -89,14 +96,14 @@ func TestParseAnnotations(t *testing.T) {
 		AnnBalance: "roundrobin", AnnDisableCookies: "TRUE", AnnCookieNameLegacy: "old", AnnCookieName: "new",
 		AnnCookieSameSite: "Lax", AnnPodConcurrentConnections: "50", AnnRateLimit: "true",
 		AnnRateLimitConcurrentTCP: "10", AnnRateLimitRateHTTP: "20", AnnRateLimitRateTCP: "30",
-		AnnTimeout: "5500ms", AnnHealthCheckInterval: "2s", AnnIPWhitelist: "10.0.0.1",
+		AnnTimeout: "5500ms", AnnTimeoutTunnel: "2h", AnnRewriteTarget: "/v2", AnnHealthCheckInterval: "2s", AnnIPWhitelist: "10.0.0.1",
 		AnnIPAllowlist: "10.0.0.2  10.1.0.0/16", AnnHSTSHeader: "max-age=600", AnnPoolSize: "4", AnnPathType: "Exact",
 		"unrelated": "x",
 	}, field.NewPath("metadata", "annotations"))
 	want := Overrides{
 		Balance: "roundrobin", DisableCookies: true, CookieName: "new", CookieSameSite: "Lax",
 		PodConcurrentConnections: 50, RateLimit: true, ConcurrentTCP: 10, RateHTTP: 20, RateTCP: 30,
-		Timeout: 5500 * time.Millisecond, HealthCheckInterval: 2 * time.Second,
+		Timeout: 5500 * time.Millisecond, TimeoutTunnel: 2 * time.Hour, RewriteTarget: "/v2", HealthCheckInterval: 2 * time.Second,
 		IPAllowlist: []string{"10.0.0.2", "10.1.0.0/16"}, HSTSHeader: "max-age=600", PoolSize: 4, ExactPath: true,
 	}
 	if len(errs) != 0 || !reflect.DeepEqual(got, want) {

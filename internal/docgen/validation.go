@@ -202,6 +202,8 @@ var invalidAnnotationValues = map[string]string{
 	routecore.AnnRateLimitRateHTTP:        "100/s",
 	routecore.AnnRateLimitRateTCP:         "+10",
 	routecore.AnnTimeout:                  "5 minutes",
+	routecore.AnnTimeoutTunnel:            "forever",
+	routecore.AnnRewriteTarget:            "api/v2",
 	routecore.AnnHealthCheckInterval:      "0s",
 	routecore.AnnIPWhitelist:              "10.0.0.0/33",
 	routecore.AnnIPAllowlist:              "192.168.1.10,10.0.0.0/8",
