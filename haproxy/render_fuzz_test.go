@@ -37,7 +37,7 @@ var fuzzDefaultCertificate = sync.OnceValues(func() (string, error) {
 
 // fuzzInput is the fuzzed strings of a route.
 type fuzzInput struct {
-	host, path, hdrName, hdrValue, balance, timeout, number, allowlist, hsts, cookie, sameSite, pem, key string
+	host, path, hdrName, hdrValue, balance, timeout, number, allowlist, hsts, cookie, sameSite, pem, key, target string
 	// kind picks the termination (bits 0-2), the insecure policy (bits
 	// 3-4), rate limiting (bit 6) and the wildcard policy (bit 7).
 	kind uint8
@@ -56,6 +56,7 @@ func fuzzRoute(in fuzzInput) *routecore.Route {
 		routecore.AnnIPAllowlist: in.allowlist, routecore.AnnHSTSHeader: in.hsts, routecore.AnnCookieName: in.cookie,
 		routecore.AnnCookieSameSite: in.sameSite, routecore.AnnPodConcurrentConnections: in.number,
 		routecore.AnnRateLimitConcurrentTCP: in.number, routecore.AnnRateLimitRateHTTP: in.number, routecore.AnnRateLimitRateTCP: in.number,
+		routecore.AnnRewriteTarget: in.target, routecore.AnnTimeoutTunnel: in.timeout,
 	} {
 		if v != "" {
 			r.Annotations[key] = v
@@ -99,21 +100,22 @@ func FuzzRender(f *testing.F) {
 	for _, in := range []fuzzInput{
 		{host: "www.example.com"},
 		{host: "www.example.com", path: `/a'b"c`, hdrName: "X-It's", hdrValue: `it's "100%%" #1 \ %[req.hdr(Host),lower]`, balance: "roundrobin",
-			timeout: "5s", number: "10", allowlist: "10.0.0.1 ::1", cookie: "my_cookie", kind: 0x40},
+			timeout: "5s", number: "10", allowlist: "10.0.0.1 ::1", cookie: "my_cookie", target: "/v2/%25'x", kind: 0x40},
+		{host: "www.example.com", path: `/a.b+(c)$\1`, target: "/caf%C3%A9/", kind: 1},
 		{host: "edge.example.com", path: "/p", hdrName: "X-A", hdrValue: "%{+Q}[ssl_c_der,base64]", balance: "source", timeout: "2147483647",
 			allowlist: "10.0.0.0/8", hsts: "max-age=1;preload", sameSite: "Lax", kind: 1 | 0x18},
 		{host: "www.example.com", path: "/", hdrName: "X-B", hdrValue: "v", hsts: `max-age="31536000"; includeSubDomains`, pem: string(p.Leaf.CertPEM) + string(p.CA.CertPEM), key: string(p.Leaf.KeyPEM), kind: 2 | 0x10},
 		{host: "re.example.com", path: "/x", balance: "leastconn", timeout: "90s", number: "1", pem: string(p.CA.CertPEM), kind: 3 | 0x08},
 		{host: "wildcard.example.com", balance: "random", timeout: "10", allowlist: "192.168.0.1", kind: 4 | 0x18 | 0x80},
 	} {
-		f.Add(in.host, in.path, in.hdrName, in.hdrValue, in.balance, in.timeout, in.number, in.allowlist, in.hsts, in.cookie, in.sameSite, in.pem, in.key, in.kind)
+		f.Add(in.host, in.path, in.hdrName, in.hdrValue, in.balance, in.timeout, in.number, in.allowlist, in.hsts, in.cookie, in.sameSite, in.pem, in.key, in.target, in.kind)
 	}
 	defaultCert, err := fuzzDefaultCertificate()
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, host, path, hdrName, hdrValue, balance, timeout, number, allowlist, hsts, cookie, sameSite, pem, key string, kind uint8) {
-		route := fuzzRoute(fuzzInput{host, path, hdrName, hdrValue, balance, timeout, number, allowlist, hsts, cookie, sameSite, pem, key, kind})
+	f.Fuzz(func(t *testing.T, host, path, hdrName, hdrValue, balance, timeout, number, allowlist, hsts, cookie, sameSite, pem, key, target string, kind uint8) {
+		route := fuzzRoute(fuzzInput{host, path, hdrName, hdrValue, balance, timeout, number, allowlist, hsts, cookie, sameSite, pem, key, target, kind})
 		routecore.Default(route, nil, routecore.DefaultOptions{})
 		if len(routecore.ValidateRoute(route, routecore.ValidateOptions{})) > 0 {
 			return
@@ -175,7 +177,7 @@ var (
 // and one backend name.
 func checkRenderedQuoting(t *testing.T, out *Output, rt *Route) {
 	t.Helper()
-	var actions [][]string
+	var actions, rewrites [][]string
 	for path, f := range out.Files {
 		switch {
 		case path == configFile || strings.HasPrefix(path, backendsDir+"/"):
@@ -192,6 +194,9 @@ func checkRenderedQuoting(t *testing.T, out *Output, rt *Route) {
 				}
 				if (words[0] == "http-request" || words[0] == "http-response") && len(words) > 1 && strings.HasSuffix(words[1], "-header") {
 					actions = append(actions, words)
+				}
+				if words[0] == "http-request" && len(words) > 1 && words[1] == "replace-path" {
+					rewrites = append(rewrites, words)
 				}
 			}
 		case strings.HasPrefix(path, mapsDir+"/"):
@@ -224,6 +229,26 @@ func checkRenderedQuoting(t *testing.T, out *Output, rt *Route) {
 				}
 			}
 		}
+	}
+	// The rewrite: the route's path, every character literal, then the
+	// target with '%' doubled (nothing evaluated) and the rest of the path.
+	if target := rt.Overrides.RewriteTarget; target != "" && term != routecore.TLSTerminationPassthrough {
+		re := "^" + regexp.QuoteMeta(strings.TrimSuffix(rt.Path, "/"))
+		if strings.HasSuffix(target, "/") {
+			re += "/?"
+		}
+		want := []string{"http-request", "replace-path", re + "(.*)$", strings.ReplaceAll(target, "%", "%%") + `\1`}
+		if len(rewrites) != 1 || !slices.Equal(rewrites[0], want) {
+			t.Fatalf("rewrite rules %q, want %q", rewrites, want)
+		}
+		if _, err := regexp.Compile(rewrites[0][2]); err != nil {
+			t.Fatalf("rewrite regex %q: %v", rewrites[0][2], err)
+		}
+		if m := regexp.MustCompile(rewrites[0][2]).FindStringSubmatch(rt.Path + "/rest"); m == nil || !strings.HasSuffix(m[1], "rest") {
+			t.Fatalf("rewrite regex %q does not match the route's own path %q", rewrites[0][2], rt.Path+"/rest")
+		}
+	} else if len(rewrites) != 0 {
+		t.Fatalf("rewrite rules %q without a rewrite target", rewrites)
 	}
 	key := func(w []string) string { return strings.Join(w, "\x00") }
 	got, wantKeys := make([]string, len(actions)), make([]string, len(want))
