@@ -37,7 +37,9 @@ create — same names, same specs, valid for "routeshift validate" and the webho
 
 Every rule or path that would produce no Route is reported on stderr as
   warning: ingress NAMESPACE/NAME: MESSAGE
-followed by a summary. Ingresses of another controller's class are listed as ignored.
+and so is every ingress-nginx annotation (nginx.ingress.kubernetes.io/*), which Routes do not
+honour, with the Route annotation or setting to use instead where there is one; then a
+summary. Ingresses of another controller's class are listed as ignored.
 Input is YAML or JSON (several documents per file, List objects, "-" for stdin); with
 --from-cluster the objects are read from the cluster instead, and nothing is changed.
 
@@ -96,6 +98,9 @@ func (o *translateOptions) run(ctx context.Context, stdin io.Reader, stdout, std
 		}
 		for _, p := range res.Problems {
 			fmt.Fprintf(stderr, "warning: ingress %s: %s\n", who, p)
+		}
+		for _, h := range ingress.AnnotationHints(ing) {
+			fmt.Fprintf(stderr, "warning: ingress %s: %s\n", who, h)
 		}
 		if res.InvalidReconcileLabels != "" {
 			fmt.Fprintf(stderr, "warning: ingress %s: %s\n", who, res.InvalidReconcileLabels)

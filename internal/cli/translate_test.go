@@ -123,3 +123,45 @@ func TestTranslateBadInput(t *testing.T) {
 		t.Errorf("-f with --from-cluster: exit %d, %q", code, stderr)
 	}
 }
+
+// TestTranslateNginxAnnotations: ingress-nginx annotations are reported,
+// with what to use instead, and copied to the Routes without effect.
+func TestTranslateNginxAnnotations(t *testing.T) {
+	input := `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: api
+  namespace: shop
+  annotations:
+    nginx.ingress.kubernetes.io/rewrite-target: /
+    nginx.ingress.kubernetes.io/whitelist-source-range: 10.0.0.0/8,192.168.0.0/16
+    nginx.ingress.kubernetes.io/some-new-knob: "on"
+    haproxy.router.openshift.io/rewrite-target: /
+spec:
+  rules:
+  - host: api.example.com
+    http:
+      paths:
+      - path: /api
+        pathType: Prefix
+        backend: {service: {name: api, port: {number: 8080}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: shop}
+spec:
+  ports: [{port: 8080}]
+`
+	stdout, stderr, code := run(t, input, "translate", "-f", "-")
+	wantErr := `warning: ingress shop/api: annotation nginx.ingress.kubernetes.io/rewrite-target has no effect on Routes: set haproxy.router.openshift.io/rewrite-target (the path's prefix is replaced; regular-expression captures such as /$2 have no equivalent)
+warning: ingress shop/api: annotation nginx.ingress.kubernetes.io/some-new-knob has no effect on Routes
+warning: ingress shop/api: annotation nginx.ingress.kubernetes.io/whitelist-source-range has no effect on Routes: set haproxy.router.openshift.io/ip_allowlist (addresses and CIDRs separated by spaces, not commas)
+summary: 1 ingress read (0 of another class, ignored); 1 route emitted; 0 rules or paths produced no Route
+`
+	if code != 0 || stderr != wantErr {
+		t.Errorf("exit %d\nstderr:\n%s\nwant:\n%s", code, stderr, wantErr)
+	}
+	if !strings.Contains(stdout, "haproxy.router.openshift.io/rewrite-target: /") {
+		t.Errorf("the router annotation is not on the Route:\n%s", stdout)
+	}
+}

@@ -1,0 +1,52 @@
+package ingress
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+func TestAnnotationHints(t *testing.T) {
+	cases := []struct {
+		name        string
+		annotations map[string]string
+		want        []string
+	}{
+		{"none", nil, []string{}},
+		{"router and other annotations only", map[string]string{routecore.AnnTimeout: "5s", "team": "shop"}, []string{}},
+		{"known, with an equivalent", map[string]string{"nginx.ingress.kubernetes.io/proxy-read-timeout": "60"},
+			[]string{"annotation nginx.ingress.kubernetes.io/proxy-read-timeout has no effect on Routes: set haproxy.router.openshift.io/timeout with a unit, e.g. 60s"}},
+		{"unknown nginx annotation", map[string]string{"nginx.ingress.kubernetes.io/brand-new": "x"},
+			[]string{"annotation nginx.ingress.kubernetes.io/brand-new has no effect on Routes"}},
+		{"sorted by key", map[string]string{"nginx.ingress.kubernetes.io/ssl-redirect": "true", "nginx.ingress.kubernetes.io/affinity": "cookie"},
+			[]string{
+				"annotation nginx.ingress.kubernetes.io/affinity has no effect on Routes: sticky-session cookies are on by default; haproxy.router.openshift.io/disable_cookies turns them off",
+				"annotation nginx.ingress.kubernetes.io/ssl-redirect has no effect on Routes: Routes of hosts with TLS redirect plain HTTP to HTTPS already",
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ing := ingress(func(i *networkingv1.Ingress) { i.Annotations = c.annotations })
+			if got := AnnotationHints(ing); !slices.Equal(got, c.want) {
+				t.Errorf("hints %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// Every hint that names an annotation names one the router knows.
+func TestAnnotationHintsNameKnownAnnotations(t *testing.T) {
+	for k, hint := range nginxEquivalents {
+		for _, w := range strings.Fields(hint) {
+			if (strings.Contains(w, ".openshift.io/") || strings.HasPrefix(w, "routeshift.io/")) && !strings.Contains(w, "route.openshift.io/") {
+				if _, ok := routecore.LookupAnnotation(strings.TrimRight(w, ",:)")); !ok {
+					t.Errorf("hint for %s names %q, which is not in the annotation catalogue", k, w)
+				}
+			}
+		}
+	}
+}
