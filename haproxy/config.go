@@ -267,17 +267,50 @@ var Settings = []Setting{
 	{"RELOAD_INTERVAL", "interval", "5s", "minimum time between reloads: the first change applies at once, later ones within the interval are batched", reloadInterval},
 }
 
-// Superseded lists the seeds' router variables that have no effect here,
-// with the reason, so that a router started with one set can say so.
+// Superseded lists the router variables of OpenShift (the seeds' and later
+// releases') that have no effect here, with the reason, so that a router
+// started with one set can say so.
 var Superseded = map[string]string{
-	"RELOAD_SCRIPT":                    "routeshift reloads HAProxy itself, hitlessly, through its master process",
-	"DROP_SYN_DURING_RESTART":          "reloads pass the listening sockets to the new process; no connection is refused",
-	"ROUTER_HAPROXY_CONFIG_MANAGER":    "endpoint changes always go through HAProxy's runtime API",
-	"COMMIT_INTERVAL":                  "endpoint changes always go through HAProxy's runtime API; RELOAD_INTERVAL bounds reloads",
-	"ROUTER_BLUEPRINT_ROUTE_NAMESPACE": "there are no blueprint routes: server slots are sized per route",
-	"ROUTER_BLUEPRINT_ROUTE_LABELS":    "there are no blueprint routes: server slots are sized per route",
-	"ROUTER_BLUEPRINT_ROUTE_POOL_SIZE": "there are no blueprint routes: server slots are sized per route",
-	"ROUTER_MAX_DYNAMIC_SERVERS":       "there are no blueprint routes: server slots are sized per route",
+	"ROUTER_DISABLE_HTTP2":                 "the router speaks HTTP/1.1 to clients and endpoints; there is no HTTP/2 to turn off",
+	"ROUTER_CAPTURE_HTTP_REQUEST_HEADERS":  "headers are not captured into logs; ROUTER_SYSLOG_FORMAT sets what request logs hold",
+	"ROUTER_CAPTURE_HTTP_RESPONSE_HEADERS": "headers are not captured into logs; ROUTER_SYSLOG_FORMAT sets what request logs hold",
+	"ROUTER_CAPTURE_HTTP_COOKIE":           "cookies are not captured into logs; ROUTER_SYSLOG_FORMAT sets what request logs hold",
+	"ROUTER_UNIQUE_ID_HEADER_NAME":         "no unique request ID is added",
+	"ROUTER_UNIQUE_ID_FORMAT":              "no unique request ID is added",
+	"ROUTER_H1_CASE_ADJUST":                "header names reach endpoints as HAProxy writes them (lower case); HTTP requires endpoints to accept any case",
+	"ROUTER_HTTP_REQUEST_HEADERS":          "there are no router-wide header actions; use spec.httpHeaders on Routes",
+	"ROUTER_HTTP_RESPONSE_HEADERS":         "there are no router-wide header actions; use spec.httpHeaders on Routes",
+	"ROUTER_IDLE_CLOSE_ON_RESPONSE":        "not supported",
+	"ROUTER_ENABLE_EXTERNAL_CERTIFICATE":   "spec.tls.externalCertificate is always supported",
+	"ROUTER_WATCH_ENDPOINTS":               "the router always watches EndpointSlices",
+	"ROUTER_BIND_PORTS_BEFORE_SYNC":        "the ports are bound before the first sync unless ROUTER_BIND_PORTS_AFTER_SYNC is true",
+	"ROUTER_METRICS_TLS_CERT_FILE":         "/metrics on ROUTER_LISTEN_ADDR is served without TLS; restrict access to it with a NetworkPolicy",
+	"ROUTER_MUTUAL_TLS_AUTH_CA":            "the router has no client-certificate authentication",
+	"ROUTER_MUTUAL_TLS_AUTH_CRL":           "the router has no client-certificate authentication",
+	"ROUTER_MUTUAL_TLS_AUTH_FILTER":        "the router has no client-certificate authentication",
+	"ROUTER_MUTUAL_TLS_HEADER_FILTER":      "the router has no client-certificate authentication",
+	"RELOAD_SCRIPT":                        "routeshift reloads HAProxy itself, hitlessly, through its master process",
+	"DROP_SYN_DURING_RESTART":              "reloads pass the listening sockets to the new process; no connection is refused",
+	"ROUTER_HAPROXY_CONFIG_MANAGER":        "endpoint changes always go through HAProxy's runtime API",
+	"COMMIT_INTERVAL":                      "endpoint changes always go through HAProxy's runtime API; RELOAD_INTERVAL bounds reloads",
+	"ROUTER_BLUEPRINT_ROUTE_NAMESPACE":     "there are no blueprint routes: server slots are sized per route",
+	"ROUTER_BLUEPRINT_ROUTE_LABELS":        "there are no blueprint routes: server slots are sized per route",
+	"ROUTER_BLUEPRINT_ROUTE_POOL_SIZE":     "there are no blueprint routes: server slots are sized per route",
+	"ROUTER_MAX_DYNAMIC_SERVERS":           "there are no blueprint routes: server slots are sized per route",
+}
+
+// CheckUnsupported refuses OpenShift router variables routeshift does not
+// implement whose silent absence would let in traffic the admin meant to
+// keep out: ROUTER_MUTUAL_TLS_AUTH asking for client certificates.
+func CheckUnsupported(getenv func(string) string) error {
+	switch v := getenv("ROUTER_MUTUAL_TLS_AUTH"); v {
+	case "", "none":
+		return nil
+	default:
+		return fmt.Errorf("ROUTER_MUTUAL_TLS_AUTH %q: routeshift's router has no client-certificate authentication, "+
+			"and would serve clients without certificates; unset it (or set none) and authenticate clients in front of or "+
+			"inside the applications", v)
+	}
 }
 
 // Defaults returns the Config of every setting at its default.

@@ -67,6 +67,9 @@ func runRouter(ctx context.Context, m *managerOptions, cfg haproxy.Config, stder
 	if err := m.setupLogging(); err != nil {
 		return err
 	}
+	if err := haproxy.CheckUnsupported(os.Getenv); err != nil {
+		return err
+	}
 	for _, env := range slices.Sorted(mapKeys(haproxy.Superseded)) {
 		if os.Getenv(env) != "" {
 			ctrl.Log.Info("ignoring "+env, "reason", haproxy.Superseded[env])

@@ -71,6 +71,8 @@ func settings() string {
 	}) {
 		fmt.Fprintf(&b, "* `%s`: %s.\n", env, haproxy.Superseded[env])
 	}
+	b.WriteString("\n`ROUTER_MUTUAL_TLS_AUTH` set to `optional` or `required` stops the router at start: it has no\n" +
+		"client-certificate authentication and would otherwise serve clients without certificates.\n")
 	return b.String()
 }
 
