@@ -192,15 +192,7 @@ func serveBenchRoutes(b *testing.B, n int, backends []Endpoint) *benchRoutes {
 	d := Defaults().DataPlane
 	d.WorkingDir = b.TempDir()
 	d.BindAddress = "127.0.0.1"
-	var ports [4]int
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-		l.Close()
-	}
+	ports := freePorts(b, 4)
 	d.HTTPPort, d.HTTPSPort, d.SNIPort, d.NoSNIPort = ports[0], ports[1], ports[2], ports[3]
 	s := NewStore(AdmissionConfig{AllowLoopbackEndpoints: true})
 	hosts := make([]string, n)

@@ -633,12 +633,7 @@ func socketStats(path string) func(context.Context) (string, error) {
 
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return freePorts(t, 1)[0]
 }
 
 func haproxyBinary(t *testing.T) string {

@@ -25,6 +25,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/freeport"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -87,17 +88,17 @@ func trafficDataPlane(t testing.TB) DataPlaneConfig {
 	return d
 }
 
-// freePorts returns n distinct free loopback ports.
+// freePorts returns n distinct free loopback ports, outside the range
+// client sockets take theirs from (HAProxy binds them later).
 func freePorts(t testing.TB, n int) []int {
 	t.Helper()
 	var ports []int
 	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		p, err := freeport.Get()
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		ports = append(ports, p)
 	}
 	return ports
 }

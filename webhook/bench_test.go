@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/freeport"
 )
 
 // BenchmarkAdmissionLatency sends AdmissionReviews through the real TLS
@@ -72,12 +73,10 @@ func startBenchServer(b *testing.B) (string, *http.Client) {
 			b.Fatal(err)
 		}
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Get()
 	if err != nil {
 		b.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	srv := ctrlwebhook.NewServer(ctrlwebhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir})
 	s := testServer(b, nil)
 	s.Register(srv)

@@ -37,6 +37,7 @@ import (
 
 	"github.com/routeshift/routeshift/haproxy"
 	"github.com/routeshift/routeshift/ingress"
+	"github.com/routeshift/routeshift/internal/freeport"
 	"github.com/routeshift/routeshift/internal/hostaddr"
 	"github.com/routeshift/routeshift/manifests"
 	"github.com/routeshift/routeshift/routecore"
@@ -603,11 +604,4 @@ func waitFor(ctx context.Context, timeout time.Duration, check func() error) err
 	return fmt.Errorf("not ready after %s: %w", timeout, err)
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+func freePort() (int, error) { return freeport.Get() }

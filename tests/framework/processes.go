@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/routeshift/routeshift/internal/freeport"
 )
 
 // Process is a program the tests started: kube-controller-manager, or
@@ -173,14 +174,7 @@ func (cp *ControlPlane) KubeconfigAs(user string, groups ...string) (string, err
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+func FreePort() (int, error) { return freeport.Get() }
 
 // WaitHTTP polls url until it answers 200 or timeout passes; p, when not
 // nil, is watched for an early exit.

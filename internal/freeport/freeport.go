@@ -1,0 +1,71 @@
+// Package freeport picks TCP ports on loopback for listeners that another
+// process opens a moment later (HAProxy's frontends, kube-apiserver, the
+// webhook). A port the kernel hands out for "127.0.0.1:0" comes from the
+// ephemeral range, which every outgoing connection on the machine also
+// draws from: between picking it and binding it, a client socket can take
+// it. Ports below the ephemeral range are never given to client sockets,
+// so Get picks there.
+package freeport
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"sync"
+)
+
+// lowest is the lowest port Get picks: above the well-known and most
+// registered service ports.
+const lowest = 10000
+
+var (
+	mu     sync.Mutex
+	handed = map[int]bool{}
+)
+
+// Get returns a port on 127.0.0.1 that nothing listens on, below the
+// kernel's ephemeral port range, and that Get has not returned before in
+// this process. When the ephemeral range leaves no room below it, the
+// kernel picks.
+func Get() (int, error) {
+	low := ephemeralLow()
+	mu.Lock()
+	defer mu.Unlock()
+	if low-lowest >= 1000 {
+		for range 200 {
+			p := lowest + rand.IntN(low-lowest)
+			if handed[p] {
+				continue
+			}
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				continue
+			}
+			l.Close()
+			handed[p] = true
+			return p, nil
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	p := l.Addr().(*net.TCPAddr).Port
+	handed[p] = true
+	return p, nil
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux's
+// default when it cannot be read).
+func ephemeralLow() int {
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		var hi int
+		if _, err := fmt.Sscan(string(b), &low, &hi); err != nil {
+			low = 32768
+		}
+	}
+	return low
+}
