@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -77,8 +78,18 @@ func installCertManagerCRDs(t *testing.T, cp *framework.ControlPlane) {
 	if out, errOut, err := cp.Kubectl(t, "apply", "--server-side", "-f", dirs[len(dirs)-1]); err != nil {
 		t.Fatalf("installing cert-manager CRDs: %v\n%s\n%s", err, out, errOut)
 	}
-	if out, errOut, err := cp.Kubectl(t, "wait", "--for=condition=Established", "--timeout=60s",
-		"crd/issuers.cert-manager.io", "crd/certificates.cert-manager.io"); err != nil {
-		t.Fatalf("waiting for cert-manager CRDs: %v\n%s\n%s", err, out, errOut)
+	// kubectl wait fails at once, instead of waiting, while a new CRD has no
+	// status.conditions yet: retry it until the deadline.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out, errOut, err := cp.Kubectl(t, "wait", "--for=condition=Established", "--timeout=10s",
+			"crd/issuers.cert-manager.io", "crd/certificates.cert-manager.io")
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for cert-manager CRDs: %v\n%s\n%s", err, out, errOut)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
