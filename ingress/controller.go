@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
@@ -38,6 +39,9 @@ const (
 	ReasonFailed = "FailedIngressToRouteConversion"
 	// ReasonInvalidAnnotation reports an unparsable reconcile-labels value.
 	ReasonInvalidAnnotation = "InvalidAnnotationValue"
+	// ReasonIgnoredAnnotations reports annotations of other Ingress
+	// controllers, which Routes do not honour (see AnnotationHints).
+	ReasonIgnoredAnnotations = "IgnoredIngressAnnotations"
 )
 
 // Field indexes of the controller's cache.
@@ -92,6 +96,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	syncErr := r.syncRoutes(ctx, ing, res, owned.Items)
 	r.report(ing, ReasonIncomplete, corev1.EventTypeNormal, problemsNote(res.Problems))
 	r.report(ing, ReasonInvalidAnnotation, corev1.EventTypeNormal, res.InvalidReconcileLabels)
+	r.report(ing, ReasonIgnoredAnnotations, corev1.EventTypeNormal, strings.Join(AnnotationHints(ing), "; "))
 	failure := ""
 	if syncErr != nil {
 		failure = "Error in converting Ingress to Route: " + syncErr.Error()
@@ -108,6 +113,22 @@ func problemsNote(problems []string) string {
 		return ""
 	}
 	return "Incomplete ingress to route rules detected: " + strings.Join(problems, "; ")
+}
+
+// maxNote is the longest note the API server accepts in an event.
+const maxNote = 1024
+
+// clipNote shortens a note to maxNote bytes, on a character boundary.
+func clipNote(s string) string {
+	if len(s) <= maxNote {
+		return s
+	}
+	const more = " …"
+	cut := maxNote - len(more)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + more
 }
 
 // syncRoutes creates, updates and deletes owned Routes until they equal
@@ -252,7 +273,7 @@ func (r *Reconciler) report(ing *networkingv1.Ingress, reason, eventType, messag
 		return
 	}
 	r.reported.Store(key, message)
-	r.Events.Eventf(ing, nil, eventType, reason, "Sync", "%s", message)
+	r.Events.Eventf(ing, nil, eventType, reason, "Sync", "%s", clipNote(message))
 }
 
 // updateStatus sets the Ingress's load-balancer hostnames to the canonical

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	networkingv1 "k8s.io/api/networking/v1"
 
@@ -47,6 +48,22 @@ func TestAnnotationHintsNameKnownAnnotations(t *testing.T) {
 					t.Errorf("hint for %s names %q, which is not in the annotation catalogue", k, w)
 				}
 			}
+		}
+	}
+}
+
+func TestClipNote(t *testing.T) {
+	long := strings.Repeat("é", 600) // 1200 bytes
+	for _, c := range []struct {
+		in   string
+		want int // length in bytes
+	}{{"short", 5}, {strings.Repeat("a", maxNote), maxNote}, {long, -1}} {
+		got := clipNote(c.in)
+		switch {
+		case c.want >= 0 && len(got) != c.want:
+			t.Errorf("clipNote(%d bytes) = %d bytes, want %d", len(c.in), len(got), c.want)
+		case c.want < 0 && (len(got) > maxNote || !strings.HasSuffix(got, " …") || !utf8.ValidString(got)):
+			t.Errorf("clipNote(%d bytes) = %d bytes %q…, want at most %d valid UTF-8 bytes ending in an ellipsis", len(c.in), len(got), got[:20], maxNote)
 		}
 	}
 }

@@ -293,15 +293,16 @@ func TestClasses(t *testing.T) {
 	wantRoutes(t, cp, ns, ingress.RouteName("mine", "mine.example.com", "/"))
 }
 
-// TestProblemsAndStatus: rules that make no Route are reported in an event
-// on the Ingress; the routers' canonical hostnames of admitted Routes become
+// TestProblemsAndStatus: rules that make no Route, and ingress-nginx
+// annotations, are reported in events on the Ingress; the routers' canonical hostnames of admitted Routes become
 // the Ingress's load-balancer status.
 func TestProblemsAndStatus(t *testing.T) {
 	cp := framework.Cluster(t)
 	ctx := context.Background()
 	ns := cp.CreateNamespace(t, "problems")
 	create(t, cp, service(ns, "web", corev1.ServicePort{Name: "http", Port: 80}))
-	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "partial"},
+	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "partial",
+		Annotations: map[string]string{"nginx.ingress.kubernetes.io/proxy-read-timeout": "60"}},
 		Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{
 			rule("ok.example.com", path("/", "web", networkingv1.ServiceBackendPort{Name: "http"})),
 			rule("", path("/", "web", networkingv1.ServiceBackendPort{Name: "http"})),
@@ -311,19 +312,23 @@ func TestProblemsAndStatus(t *testing.T) {
 	name := ingress.RouteName("partial", "ok.example.com", "/")
 	wantRoutes(t, cp, ns, name)
 
-	want := `Incomplete ingress to route rules detected: Missing host field in rule at index 1; Backend service "missing" not found at index 2, path index 0`
-	framework.Eventually(t, "the problems event", func() error {
-		var list eventsv1.EventList
-		if err := cp.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
-			return err
-		}
-		for _, e := range list.Items {
-			if e.Reason == ingress.ReasonIncomplete && e.Regarding.Name == "partial" && e.Note == want {
-				return nil
+	for _, ev := range []struct{ reason, note string }{
+		{ingress.ReasonIncomplete, `Incomplete ingress to route rules detected: Missing host field in rule at index 1; Backend service "missing" not found at index 2, path index 0`},
+		{ingress.ReasonIgnoredAnnotations, "annotation nginx.ingress.kubernetes.io/proxy-read-timeout has no effect on Routes: set haproxy.router.openshift.io/timeout with a unit, e.g. 60s"},
+	} {
+		framework.Eventually(t, "the "+ev.reason+" event", func() error {
+			var list eventsv1.EventList
+			if err := cp.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+				return err
 			}
-		}
-		return fmt.Errorf("no %s event with note %q among %d events", ingress.ReasonIncomplete, want, len(list.Items))
-	})
+			for _, e := range list.Items {
+				if e.Reason == ev.reason && e.Regarding.Name == "partial" && e.Note == ev.note {
+					return nil
+				}
+			}
+			return fmt.Errorf("no %s event with note %q among %d events", ev.reason, ev.note, len(list.Items))
+		})
+	}
 
 	// A router admits the Route and reports its canonical hostname.
 	r := &routecore.Route{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
