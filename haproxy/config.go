@@ -63,6 +63,9 @@ type DataPlaneConfig struct {
 	Ciphers          string
 	StrictSNI        bool
 	UseProxyProtocol bool
+	// DisableHTTP2 keeps clients on HTTP/1.1; otherwise TLS clients of
+	// routes with their own certificate may use HTTP/2.
+	DisableHTTP2 bool
 	// CipherSuites are the TLS 1.3 suites ("" for the built-in list);
 	// Curves the key-exchange groups ("" for OpenSSL's).
 	CipherSuites string
@@ -199,6 +202,7 @@ var Settings = []Setting{
 	{"DEFAULT_CERTIFICATE_DIR", "default-certificate-dir", "", "directory with tls.crt (and tls.key) of the default certificate (if the two above are empty); checked every 10s and loaded when renewed", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificateDir })},
 	{"DEFAULT_DESTINATION_CA_PATH", "default-destination-ca-path", "", "CA file that verifies the endpoints of reencrypt routes without destinationCACertificate, read every 10s: a rotated CA is loaded with a hitless reload; while the file does not exist such endpoints are not verified", str(func(c *Config) *string { return &c.DataPlane.DefaultDestinationCAPath })},
 	{"ROUTER_CIPHERS", "ciphers", "intermediate", "cipher profile (modern, intermediate, old) or a ':'-separated OpenSSL cipher list", ciphers},
+	{"ROUTER_DISABLE_HTTP2", "disable-http2", "true", "false lets TLS clients of edge and reencrypt routes with their own certificate use HTTP/2 (ALPN h2); endpoints are still spoken to in HTTP/1.1, and connections with the default certificate stay HTTP/1.1, since browsers would reuse them for other hosts", boolean(func(c *Config) *bool { return &c.DataPlane.DisableHTTP2 })},
 	{"ROUTER_CIPHERSUITES", "ciphersuites", "", "':'-separated TLS 1.3 cipher suites (empty: TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384 and TLS_CHACHA20_POLY1305_SHA256)", str(func(c *Config) *string { return &c.DataPlane.CipherSuites })},
 	{"ROUTER_CURVES", "curves", "", "':'-separated key-exchange groups offered to TLS clients, e.g. X25519:P-256 (empty: OpenSSL's)", str(func(c *Config) *string { return &c.DataPlane.Curves })},
 	{"SSL_MIN_VERSION", "ssl-min-version", "TLSv1.2", "oldest TLS version clients may use: TLSv1.0, TLSv1.1, TLSv1.2 or TLSv1.3", oneOf(func(c *Config) *string { return &c.DataPlane.SSLMinVersion }, tlsVersions...)},
@@ -271,7 +275,6 @@ var Settings = []Setting{
 // releases') that have no effect here, with the reason, so that a router
 // started with one set can say so.
 var Superseded = map[string]string{
-	"ROUTER_DISABLE_HTTP2":                 "the router speaks HTTP/1.1 to clients and endpoints; there is no HTTP/2 to turn off",
 	"ROUTER_CAPTURE_HTTP_REQUEST_HEADERS":  "headers are not captured into logs; ROUTER_SYSLOG_FORMAT sets what request logs hold",
 	"ROUTER_CAPTURE_HTTP_RESPONSE_HEADERS": "headers are not captured into logs; ROUTER_SYSLOG_FORMAT sets what request logs hold",
 	"ROUTER_CAPTURE_HTTP_COOKIE":           "cookies are not captured into logs; ROUTER_SYSLOG_FORMAT sets what request logs hold",

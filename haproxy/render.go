@@ -394,6 +394,11 @@ func (r *Renderer) renderRoute(in backendInput, buf *bytes.Buffer) (*routeRender
 	certFile := ""
 	if _, ok := b.files[routeCertFile(in.route)]; ok {
 		certFile = r.abs(routeCertFile(in.route))
+		if !r.cfg.DisableHTTP2 {
+			// The crt-list entry's own SSL options: HTTP/2 for clients
+			// that reach this certificate, and only this one.
+			certFile += " [alpn h2,http/1.1]"
+		}
 	}
 	return &routeRender{route: in.route, services: in.services, backend: b.data, groups: b.groups,
 		fragment: bytes.Clone(buf.Bytes()), entries: routeEntries(in.route, certFile), files: b.files}, nil

@@ -110,6 +110,9 @@ func checkDataPlaneConfig(cfg DataPlaneConfig) (DataPlaneConfig, error) {
 			bad(p.env, "%v", err)
 		}
 	}
+	if !cfg.DisableHTTP2 && cfg.BufSize < 16384 {
+		bad("ROUTER_BUF_SIZE", "%d is too small for HTTP/2 (ROUTER_DISABLE_HTTP2=false), which needs 16384", cfg.BufSize)
+	}
 	if cfg.MaxRewriteSize > cfg.BufSize/2 {
 		bad("ROUTER_MAX_REWRITE_SIZE", "%d is more than half of ROUTER_BUF_SIZE (%d)", cfg.MaxRewriteSize, cfg.BufSize)
 	}
@@ -337,7 +340,8 @@ func (r *Renderer) configData(bound bool) *ConfigData {
 		d.HTTPS = &TLSFrontend{Bind: r.bind(cfg.HTTPSPort), AcceptProxy: cfg.UseProxyProtocol,
 			InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: "be_sni", NoSNIBackend: "be_no_sni"}
 	}
-	tls := RoutingData{ExactMap: maps.HTTPSExact, PrefixMap: maps.HTTPSPrefix, Proto: "https", Forwarded: cfg.ForwardedHeaders}
+	tls := RoutingData{ExactMap: maps.HTTPSExact, PrefixMap: maps.HTTPSPrefix, Proto: "https", Forwarded: cfg.ForwardedHeaders,
+		Misdirected: !cfg.DisableHTTP2}
 	d.Terminating = []TerminatingFrontend{
 		{Name: "fe_sni", Backend: "be_sni", Bind: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.SNIPort)),
 			DefaultCertificate: r.defaultCert.path, CrtList: maps.CrtList, StrictSNI: cfg.StrictSNI, Routing: tls},

@@ -150,6 +150,8 @@ func TestNewRendererRefuses(t *testing.T) {
 			"SSL_MAX_VERSION: TLSv1.2 is older than SSL_MIN_VERSION (TLSv1.3)"},
 		{"cipher suites with a space", func(c *DataPlaneConfig) { c.CipherSuites = "TLS_AES_256_GCM_SHA384 x" }, "ROUTER_CIPHERSUITES"},
 		{"curves with a quote", func(c *DataPlaneConfig) { c.Curves = "X25519'" }, "ROUTER_CURVES"},
+		{"HTTP/2 with small buffers", func(c *DataPlaneConfig) { c.DisableHTTP2, c.BufSize, c.MaxRewriteSize = false, 8192, 1024 },
+			"ROUTER_BUF_SIZE: 8192 is too small for HTTP/2"},
 		{"rewrite space over half the buffer", func(c *DataPlaneConfig) { c.BufSize, c.MaxRewriteSize = 16384, 9000 },
 			"ROUTER_MAX_REWRITE_SIZE: 9000 is more than half of ROUTER_BUF_SIZE (16384)"},
 		{"relative errorfile", func(c *DataPlaneConfig) { c.ErrorFile503 = "503.http" }, "ROUTER_ERRORFILE_503: \"503.http\" must be an absolute path"},

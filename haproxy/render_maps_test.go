@@ -247,3 +247,35 @@ func TestRenderUnsafeRouteData(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderHTTP2: with ROUTER_DISABLE_HTTP2=false the crt-list entries of
+// routes' own certificates offer h2, the default certificate does not, and
+// HTTP/2 requests for another host than the SNI name get 421.
+func TestRenderHTTP2(t *testing.T) {
+	for _, disabled := range []bool{true, false} {
+		r := newTestRenderer(t, func(c *DataPlaneConfig) { c.DisableHTTP2 = disabled })
+		out := mustRender(t, r, snapshotOf([]*Route{served("ns", "main", "www.example.com", edgeRedirect, ownCert(t))}))
+		crt := "WORKDIR/certs/ns_main.pem www.example.com"
+		misdirected := "http-request return status 421 if { ssl_fc_alpn -i h2 } !{ ssl_fc_sni,lower,strcmp(txn.host) eq 0 }"
+		var unwanted []string
+		if !disabled {
+			crt = "WORKDIR/certs/ns_main.pem [alpn h2,http/1.1] www.example.com"
+		} else {
+			unwanted = []string{misdirected}
+		}
+		if got := fileLines(out, crtListFile, r.cfg.WorkingDir); !slices.Equal(got, []string{crt}) {
+			t.Errorf("disabled %v: crt-list %q, want %q", disabled, got, crt)
+		}
+		cfg := string(out.Files[configFile].Data)
+		if !disabled {
+			assertLines(t, "haproxy.cfg", cfg, r.cfg.WorkingDir, []string{misdirected}, nil)
+		}
+		assertLines(t, "haproxy.cfg", cfg, r.cfg.WorkingDir, nil, unwanted)
+		for _, l := range strings.Split(cfg, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "bind ") && strings.Contains(l, "alpn") {
+				t.Errorf("disabled %v: %q: the default certificate would offer h2", disabled, l)
+			}
+		}
+		haproxyCheck(t, r, out)
+	}
+}

@@ -202,6 +202,10 @@ type RoutingData struct {
 	// RedirectPort is ":port" when redirects name a port other than 443,
 	// else empty.
 	RedirectPort string
+	// Misdirected answers 421 to HTTP/2 requests for a host other than the
+	// connection's SNI name: browsers reuse HTTP/2 connections for every
+	// host the certificate covers, and retry elsewhere after a 421.
+	Misdirected bool
 	// Forwarded is ROUTER_SET_FORWARDED_HEADERS: what happens to the
 	// X-Forwarded-For, -Host, -Port and -Proto headers clients send:
 	// append (to X-Forwarded-For; the others are set), replace, if-none
@@ -368,6 +372,9 @@ const builtinTemplates = `{{define "http-routing"}}
 {{- end}}
   http-request del-header Proxy
   http-request set-var(txn.host) req.hdr(host),field(1,:),lower,regsub(\.$,)
+{{- if .Misdirected}}
+  http-request return status 421 if { ssl_fc_alpn -i h2 } !{ ssl_fc_sni,lower,strcmp(txn.host) eq 0 }
+{{- end}}
   http-request set-var-fmt(txn.key) "%[var(txn.host)]%[path]"
   http-request set-var(txn.wkey) var(txn.key),regsub(^[^./]*,*)
   http-request set-var(txn.be) var(txn.key),map_str({{.ExactMap}})

@@ -473,3 +473,53 @@ func TestTrafficDefaultDestinationCARotated(t *testing.T) {
 		return nil
 	})
 }
+
+// TestTrafficHTTP2: with ROUTER_DISABLE_HTTP2=false a route with its own
+// certificate is served over HTTP/2, a route with the default certificate
+// over HTTP/1.1, and an HTTP/2 request for another host than the
+// connection's SNI name gets 421 (the client retries on a new connection).
+func TestTrafficHTTP2(t *testing.T) {
+	r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.DisableHTTP2 = false })
+	r.endpoints("ns", "web", newBackend(t, "web", func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("X-Backend", "web")
+		fmt.Fprintf(w, "%s %s", req.Proto, req.Host)
+	}, nil))
+	routeCA := newCA(t, "route CA")
+	edge := routecore.TLSTerminationEdge
+	r.route(rt("ns", "own", "own.example.com", 1, toService("web"), terminated(edge, "", issue(t, routeCA, "own.example.com", "other.example.com"), routeCA)))
+	r.route(rt("ns", "other", "other.example.com", 2, toService("web"), terminated(edge, "", nil, nil)))
+	r.start()
+
+	h2 := func(serverName string) *http.Client {
+		dialer := &net.Dialer{Timeout: 5 * time.Second}
+		return &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{
+			ForceAttemptHTTP2: true,
+			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				return dialer.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(r.cfg.HTTPSPort)))
+			},
+			TLSClientConfig: &tls.Config{ServerName: serverName, InsecureSkipVerify: true}, //nolint:gosec // the default certificate is self-signed
+		}}
+	}
+	get := func(c *http.Client, url string) (int, string, string) {
+		resp, err := c.Get(url)
+		if err != nil {
+			t.Fatalf("GET %s: %v", url, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Proto, string(body)
+	}
+	// The route's own certificate offers h2; the endpoint still gets HTTP/1.1.
+	if code, proto, body := get(h2("own.example.com"), "https://own.example.com/"); code != http.StatusOK || proto != "HTTP/2.0" || body != "HTTP/1.1 own.example.com" {
+		t.Errorf("own certificate: %d %s %q, want 200 over HTTP/2.0 with the endpoint spoken to in HTTP/1.1", code, proto, body)
+	}
+	// The default certificate does not.
+	if code, proto, _ := get(h2("other.example.com"), "https://other.example.com/"); code != http.StatusOK || proto != "HTTP/1.1" {
+		t.Errorf("default certificate: %d %s, want 200 over HTTP/1.1", code, proto)
+	}
+	// Reusing the HTTP/2 connection of own.example.com (its certificate
+	// also covers other.example.com) for other.example.com: 421.
+	if code, proto, _ := get(h2("own.example.com"), "https://other.example.com/"); code != http.StatusMisdirectedRequest || proto != "HTTP/2.0" {
+		t.Errorf("HTTP/2 request for another host than the SNI name: %d %s, want 421", code, proto)
+	}
+}
