@@ -3,8 +3,6 @@ package haproxy
 import (
 	"bytes"
 	"cmp"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -225,11 +223,14 @@ func (r *Renderer) destinationCA() ([]byte, error) {
 		return nil, nil
 	}
 	b, err := os.ReadFile(p)
+	var blocks [][]byte
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	case err == nil && !holdsCertificate(b):
-		err = errors.New("no PEM certificate in it")
+	case err == nil:
+		if blocks = pemBlocks(string(b), "CERTIFICATE"); len(blocks) == 0 {
+			err = errors.New("no PEM certificate in it")
+		}
 	}
 	if err != nil {
 		if old := r.files[destCAFile].Data; old != nil {
@@ -237,24 +238,7 @@ func (r *Renderer) destinationCA() ([]byte, error) {
 		}
 		return nil, fmt.Errorf("DEFAULT_DESTINATION_CA_PATH %s: %w", p, err)
 	}
-	return b, nil
-}
-
-// holdsCertificate reports whether b has a PEM block of a certificate
-// that parses.
-func holdsCertificate(b []byte) bool {
-	for {
-		var block *pem.Block
-		block, b = pem.Decode(b)
-		if block == nil {
-			return false
-		}
-		if block.Type == "CERTIFICATE" {
-			if _, err := x509.ParseCertificate(block.Bytes); err == nil {
-				return true
-			}
-		}
-	}
+	return slices.Concat(blocks...), nil
 }
 
 // WatchesFiles reports whether the configuration depends on files outside

@@ -156,10 +156,10 @@ func TestNewRendererRefuses(t *testing.T) {
 			"ROUTER_MAX_REWRITE_SIZE: 9000 is more than half of ROUTER_BUF_SIZE (16384)"},
 		{"relative errorfile", func(c *DataPlaneConfig) { c.ErrorFile503 = "503.http" }, "ROUTER_ERRORFILE_503: \"503.http\" must be an absolute path"},
 		{"missing errorfile", func(c *DataPlaneConfig) { c.ErrorFile404 = "/nonexistent/404.http" }, "ROUTER_ERRORFILE_404: reading it"},
-		{"errorfile without a status line", func(c *DataPlaneConfig) { c.ErrorFile503 = writeTemp(t, "<h1>down</h1>") },
+		{"errorfile without a status line", func(c *DataPlaneConfig) { c.ErrorFile503 = writeTempFile(t, "503.http", "<h1>down</h1>") },
 			"must hold a whole HTTP response"},
 		{"errorfile larger than a buffer", func(c *DataPlaneConfig) {
-			c.ErrorFile503 = writeTemp(t, "HTTP/1.0 503 Service Unavailable\r\n\r\n"+strings.Repeat("x", 30000))
+			c.ErrorFile503 = writeTempFile(t, "503.http", "HTTP/1.0 503 Service Unavailable\r\n\r\n"+strings.Repeat("x", 30000))
 		}, "HAProxy loads at most 24576"},
 	}
 	for _, c := range cases {
@@ -174,21 +174,11 @@ func TestNewRendererRefuses(t *testing.T) {
 	}
 }
 
-// writeTemp writes content into a new file and returns its path.
-func writeTemp(t *testing.T, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestRenderErrorFiles: the errorfiles are in the defaults every proxy
 // inherits, and the default backend answers with the one for its status.
 func TestRenderErrorFiles(t *testing.T) {
-	page503 := writeTemp(t, "HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/html\r\n\r\n<h1>down</h1>\n")
-	page404 := writeTemp(t, "HTTP/1.0 404 Not Found\r\nContent-Type: text/html\r\n\r\n<h1>no such site</h1>\n")
+	page503 := writeTempFile(t, "503.http", "HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/html\r\n\r\n<h1>down</h1>\n")
+	page404 := writeTempFile(t, "404.http", "HTTP/1.0 404 Not Found\r\nContent-Type: text/html\r\n\r\n<h1>no such site</h1>\n")
 	cases := []struct {
 		name             string
 		file503, file404 string
