@@ -89,9 +89,7 @@ lint: ## gofmt and go vet
 
 .PHONY: fuzz
 fuzz: ## run every fuzz target for FUZZTIME (default 10s)
-	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
-		echo ">> fuzz $$pkg $$fn ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
+	@FUZZTIME=$(FUZZTIME) GO=$(GO) .ci/fuzz $(FUZZ_TARGETS)
 
 .PHONY: bench
 bench: ## run the benchmarks and write BENCHMARKS.md
