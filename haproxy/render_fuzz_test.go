@@ -178,6 +178,7 @@ var (
 func checkRenderedQuoting(t *testing.T, out *Output, rt *Route) {
 	t.Helper()
 	var actions, rewrites [][]string
+	unserved := "" // why the route's backend is "# not served" (fail closed, no rules), if it is
 	for path, f := range out.Files {
 		switch {
 		case path == configFile || strings.HasPrefix(path, backendsDir+"/"):
@@ -186,7 +187,13 @@ func checkRenderedQuoting(t *testing.T, out *Output, rt *Route) {
 				if !ok {
 					t.Fatalf("%s: unbalanced quotes in %q", path, line)
 				}
-				if path == configFile || len(words) == 0 {
+				if path == configFile {
+					continue
+				}
+				if why, ok := strings.CutPrefix(strings.TrimSpace(line), "# not served: "); ok {
+					unserved = why
+				}
+				if len(words) == 0 {
 					continue
 				}
 				if !slices.Contains(backendKeywords, words[0]) && !strings.HasPrefix(strings.TrimSpace(line), "# not served: ") {
@@ -214,12 +221,26 @@ func checkRenderedQuoting(t *testing.T, out *Output, rt *Route) {
 			}
 		}
 	}
+	// A route is unserved only for a reason its data gives.
+	unquotable := hasControl(rt.Overrides.HSTSHeader)
+	if h := rt.HTTPHeaders; h != nil {
+		for _, a := range slices.Concat(h.Actions.Request, h.Actions.Response) {
+			unquotable = unquotable || hasControl(a.Name) || a.Action.Set != nil && hasControl(a.Action.Set.Value)
+		}
+	}
+	if ok := map[string]bool{
+		"": true, "no valid address in the IP allowlist": true, "the destination CA certificate holds no certificate": true,
+		"a header action or HSTS value cannot be quoted": unquotable,
+		"the path or rewrite target cannot be quoted":    hasControl(rt.Path) || hasControl(rt.Overrides.RewriteTarget),
+	}[unserved]; !ok {
+		t.Fatalf("route not served (%q) for no reason its data gives", unserved)
+	}
 	var want [][]string
 	term := rt.Termination()
-	if hsts := rt.Overrides.HSTSHeader; hsts != "" && (term == routecore.TLSTerminationEdge || term == routecore.TLSTerminationReencrypt) {
+	if hsts := rt.Overrides.HSTSHeader; hsts != "" && (term == routecore.TLSTerminationEdge || term == routecore.TLSTerminationReencrypt) && unserved == "" {
 		want = append(want, []string{"http-response", "set-header", "Strict-Transport-Security", strings.ReplaceAll(hsts, "%", "%%")})
 	}
-	if h := rt.HTTPHeaders; h != nil && term != routecore.TLSTerminationPassthrough {
+	if h := rt.HTTPHeaders; h != nil && term != routecore.TLSTerminationPassthrough && unserved == "" {
 		for dir, list := range map[string][]routecore.RouteHTTPHeader{"http-request": h.Actions.Request, "http-response": h.Actions.Response} {
 			for _, a := range list {
 				if a.Action.Type == routecore.Set {
@@ -232,7 +253,7 @@ func checkRenderedQuoting(t *testing.T, out *Output, rt *Route) {
 	}
 	// The rewrite: the route's path, every character literal, then the
 	// target with '%' doubled (nothing evaluated) and the rest of the path.
-	if target := rt.Overrides.RewriteTarget; target != "" && term != routecore.TLSTerminationPassthrough {
+	if target := rt.Overrides.RewriteTarget; target != "" && term != routecore.TLSTerminationPassthrough && unserved == "" {
 		re := "^" + regexp.QuoteMeta(strings.TrimSuffix(rt.Path, "/"))
 		if strings.HasSuffix(target, "/") {
 			re += "/?"
