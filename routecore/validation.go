@@ -199,8 +199,16 @@ func (c *check) path() field.ErrorList {
 	if tls := c.route.Spec.TLS; tls != nil && tls.Termination == TLSTerminationPassthrough {
 		errs = append(errs, field.Invalid(path, p, "passthrough termination does not support paths"))
 	}
-	if (c.creating() || p != c.old.Spec.Path) && strings.ContainsAny(p, "# ") {
-		errs = append(errs, field.Invalid(path, p, "cannot contain # or spaces"))
+	if c.creating() || p != c.old.Spec.Path {
+		if strings.ContainsAny(p, "# ") {
+			errs = append(errs, field.Invalid(path, p, "cannot contain # or spaces"))
+		}
+		// routeshift: a router cannot match such a path (HAProxy's maps
+		// end keys at white space and control characters), so it would be
+		// admitted and never served.
+		if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			errs = append(errs, field.Invalid(path, p, "cannot contain control characters such as tabs or newlines"))
+		}
 	}
 	return errs
 }

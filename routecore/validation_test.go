@@ -74,7 +74,6 @@ func TestValidateRoute(t *testing.T) {
 
 		// 2.E path
 		{name: "path", route: route(func(r *Route) { r.Spec.Path = "/test" })},
-		{name: "path with a tab is not rejected", route: route(func(r *Route) { r.Spec.Path = "/a\tb" })},
 		{name: "path without leading slash", route: route(func(r *Route) { r.Spec.Path = "test" }),
 			want: []string{`spec.path: Invalid value: "test": path must begin with /`}},
 		{name: "path on passthrough", route: route(func(r *Route) { r.Spec.Path = "/test" }, withTLS(TLSConfig{Termination: TLSTerminationPassthrough})),
@@ -83,6 +82,10 @@ func TestValidateRoute(t *testing.T) {
 			want: []string{`spec.path: Invalid value: "/a b": cannot contain # or spaces`}},
 		{name: "path with #", route: route(func(r *Route) { r.Spec.Path = "/a#b" }),
 			want: []string{`spec.path: Invalid value: "/a#b": cannot contain # or spaces`}},
+		{name: "path with a tab", route: route(func(r *Route) { r.Spec.Path = "/a\tb" }),
+			want: []string{`spec.path: Invalid value: "/a\tb": cannot contain control characters such as tabs or newlines`}},
+		{name: "path with a NUL", route: route(func(r *Route) { r.Spec.Path = "/\x00" }),
+			want: []string{`spec.path: Invalid value: "/\x00": cannot contain control characters such as tabs or newlines`}},
 
 		// 2.F backends
 		{name: "weights 0 and 256", route: route(func(r *Route) {

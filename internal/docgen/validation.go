@@ -328,6 +328,9 @@ func validationGroups(p *pki) ([]group, error) {
 		}, {
 			rule: "`spec.path` contains no `#` and no space; checked on create, and on update when the path changes", shows: "`path: /a b`",
 			route: func(r *routecore.Route) { r.Spec.Path = "/a b" }, field: "spec.path",
+		}, {
+			rule: "`spec.path` contains no control characters (routeshift: a router cannot match them); checked like spaces", shows: "a tab in the path",
+			route: func(r *routecore.Route) { r.Spec.Path = "/a\tb" }, field: "spec.path",
 		}},
 	}, {
 		title: "Backends",
