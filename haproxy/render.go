@@ -257,7 +257,7 @@ func (r *Renderer) FilesChanged() bool {
 	if !r.rendered {
 		return false
 	}
-	if ca, err := r.destinationCA(); err == nil && (!bytes.Equal(ca, r.files[destCAFile].Data) || (ca == nil) != (r.files[destCAFile].Data == nil)) {
+	if ca, err := r.destinationCA(); err == nil && !bytes.Equal(ca, r.files[destCAFile].Data) {
 		return true
 	}
 	if r.defaultCert.dir == "" {

@@ -88,7 +88,9 @@ func (e *mapEntry) line(b []byte) []byte {
 }
 
 // routeEntries are the lines a route wants in the keyed files. certFile is
-// the absolute path of its certificate file, "" when it has none.
+// its crt-list value: the absolute path of its certificate file, with the
+// entry's SSL options when it has any ("[alpn h2,http/1.1]"), or "" when it
+// has no certificate.
 func routeEntries(rt *Route, certFile string) []mapEntry {
 	if !nameSafe(rt.Host) || !nameSafe(rt.Namespace) || !nameSafe(rt.Name) {
 		return nil
