@@ -130,11 +130,11 @@ func TestRenderBackendFeatures(t *testing.T) {
 
 		// Rate limits.
 		{name: "rate limits", route: []func(*Route){withOverrides(routecore.Overrides{RateLimit: true, ConcurrentTCP: 5, RateTCP: 10, RateHTTP: 20})},
-			want: []string{"stick-table type ip size 100k expire 30s store conn_cur,conn_rate(10s),http_req_rate(10s)",
+			want: []string{"stick-table type ip size 100k expire 30s store conn_cur,conn_rate(3s),http_req_rate(10s)",
 				"tcp-request content track-sc2 src", "tcp-request content reject if { src_conn_cur gt 5 }",
 				"tcp-request content reject if { src_conn_rate gt 10 }", "tcp-request content reject if { src_http_req_rate ge 20 }"}},
 		{name: "rate limits of passthrough routes count no HTTP requests", route: []func(*Route){passthrough, withOverrides(routecore.Overrides{RateLimit: true, ConcurrentTCP: 5, RateHTTP: 20})},
-			want:     []string{"stick-table type ip size 100k expire 30s store conn_cur,conn_rate(10s)", "tcp-request content reject if { src_conn_cur gt 5 }"},
+			want:     []string{"stick-table type ip size 100k expire 30s store conn_cur,conn_rate(3s)", "tcp-request content reject if { src_conn_cur gt 5 }"},
 			unwanted: []string{"tcp-request content reject if { src_http_req_rate ge 20 }"}},
 		{name: "thresholds without rate-limit-connections do nothing", route: []func(*Route){withOverrides(routecore.Overrides{ConcurrentTCP: 5})},
 			unwanted: []string{"tcp-request content track-sc2 src"}},
@@ -334,5 +334,49 @@ func TestRenderBrokenDestinationCA(t *testing.T) {
 	_, err := r.Render(snapshotOf([]*Route{rt}, eps("ns", "web", "10.0.0.1")))
 	if err == nil || !strings.Contains(err.Error(), "DEFAULT_DESTINATION_CA_PATH "+caFile+": no PEM certificate in it") {
 		t.Errorf("error %v, want one naming DEFAULT_DESTINATION_CA_PATH", err)
+	}
+}
+
+// TestAllowListFromAnnotations: the allowlist annotations as the router
+// reads them from a Route that bypassed the webhook. Invalid entries never
+// widen access: they are dropped, and a list without a valid entry serves
+// nobody; an empty value is no allowlist (as in OpenShift).
+func TestAllowListFromAnnotations(t *testing.T) {
+	tests := []struct {
+		name           string
+		annotations    []string
+		want, unwanted []string
+	}{
+		{name: "one invalid entry is dropped, the valid ones stay",
+			annotations: []string{routecore.AnnIPAllowlist, "10.0.0.1 10.0.0.0/33 nope"},
+			want:        []string{"acl allowlist src 10.0.0.1", "tcp-request content reject if !allowlist", "server s0 10.0.0.1:8080 weight 1"}},
+		{name: "no valid entry: not served",
+			annotations: []string{routecore.AnnIPWhitelist, "10.0.0.0/33"},
+			want:        []string{"# not served: no valid address in the IP allowlist"},
+			unwanted:    []string{"server s0 10.0.0.1:8080 weight 1"}},
+		{name: "an invalid ip_allowlist does not fall back to a valid ip_whitelist",
+			annotations: []string{routecore.AnnIPWhitelist, "192.168.0.1", routecore.AnnIPAllowlist, "all"},
+			want:        []string{"# not served: no valid address in the IP allowlist"},
+			unwanted:    []string{"acl allowlist src 192.168.0.1"}},
+		{name: "an empty ip_allowlist leaves ip_whitelist in force",
+			annotations: []string{routecore.AnnIPWhitelist, "192.168.0.1", routecore.AnnIPAllowlist, ""},
+			want:        []string{"acl allowlist src 192.168.0.1"}},
+		{name: "empty: no allowlist",
+			annotations: []string{routecore.AnnIPAllowlist, " "},
+			want:        []string{"server s0 10.0.0.1:8080 weight 1"},
+			unwanted:    []string{"acl allowlist", "not served"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := NewStore(AdmissionConfig{})
+			store.SetRoute(rt("ns", "r", "www.example.com", 1, toService("svc"), annotated(tt.annotations...)))
+			store.SetEndpointSlice(sliceFor("ns", "svc", "10.0.0.1", 8080))
+			snap := store.Commit(true)
+			if _, ok := snap.Routes.Get("ns/r"); !ok {
+				t.Fatal("the route is not admitted")
+			}
+			r := newTestRenderer(t)
+			assertLines(t, "backend", backendText(t, mustRender(t, r, snap), "be_http:ns:r"), r.cfg.WorkingDir, tt.want, tt.unwanted)
+		})
 	}
 }

@@ -63,7 +63,7 @@ type Overrides struct {
 	ConcurrentTCP int32
 	// RateHTTP limits HTTP requests per source address per 10 seconds.
 	RateHTTP int32
-	// RateTCP limits new TCP connections per source address per 10 seconds.
+	// RateTCP limits new TCP connections per source address per 3 seconds.
 	RateTCP int32
 	// Timeout is the server-side timeout.
 	Timeout time.Duration
@@ -89,7 +89,8 @@ type Overrides struct {
 // Annotation is one entry of the catalogue: how a route annotation is
 // validated, what it sets, and what applies when it is absent. The webhook
 // rejects values the validator refuses; the router, which must survive
-// objects that bypassed the webhook, ignores them.
+// objects that bypassed the webhook, ignores them, except the values of
+// restrictions (FailClosed), which it never ignores.
 // +kubebuilder:object:generate=false
 type Annotation struct {
 	// Key is the annotation key.
@@ -104,6 +105,10 @@ type Annotation struct {
 	// Requires names a boolean annotation that must be "true" for this one to
 	// have an effect.
 	Requires string
+	// FailClosed marks restrictions: ParseAnnotations applies an invalid
+	// value too (and reports it), because ignoring it would widen access.
+	// The consumer keeps what is valid and refuses the rest.
+	FailClosed bool
 
 	// validate returns an error whose Field the caller fills in, so that
 	// valid values cost no path allocation.
@@ -135,7 +140,7 @@ var (
 // legacy key).
 var AnnotationCatalogue = []Annotation{
 	{Key: AnnBalance, Help: "Load-balancing algorithm: roundrobin, leastconn, source or random.",
-		Default:  "ROUTER_TCP_BALANCE_SCHEME (source) for passthrough routes, else ROUTER_LOAD_BALANCE_ALGORITHM (leastconn)",
+		Default:  "roundrobin when more than one service (alternateBackends) has endpoints and a weight above 0; else ROUTER_TCP_BALANCE_SCHEME (source) for passthrough routes and ROUTER_LOAD_BALANCE_ALGORITHM (leastconn) for the others",
 		validate: oneOf("roundrobin", "leastconn", "source", "random"), apply: func(v string, o *Overrides) { o.Balance = v }},
 	{Key: AnnDisableCookies, Help: "true or TRUE turns off sticky-session cookies; the balance algorithm then picks the endpoint for every request.",
 		Default: "false", OnlyFor: onlyHTTP,
@@ -147,7 +152,7 @@ var AnnotationCatalogue = []Annotation{
 		Default: "ROUTER_COOKIE_NAME, else a hash of the route's namespace and name", OnlyFor: onlyHTTP,
 		validate: cookieName, apply: func(v string, o *Overrides) { o.CookieName = v }},
 	{Key: AnnCookieSameSite, Help: "SameSite attribute of the sticky-session cookie: Lax, Strict or None (None also sets Secure).",
-		Default: "no SameSite attribute", OnlyFor: onlyTLSTerminating,
+		Default: "None (with Secure) unless insecureEdgeTerminationPolicy is Allow; then no SameSite attribute", OnlyFor: onlyTLSTerminating,
 		validate: oneOf("Lax", "Strict", "None"), apply: func(v string, o *Overrides) { o.CookieSameSite = v }},
 	{Key: AnnPodConcurrentConnections, Help: "Maximum connections from this router to each endpoint; 0 means no limit.",
 		Default:  "0 (no limit)",
@@ -161,7 +166,7 @@ var AnnotationCatalogue = []Annotation{
 	{Key: AnnRateLimitRateHTTP, Help: "HTTP requests allowed per source address per 10 seconds.",
 		Default: "no limit", Requires: AnnRateLimit,
 		validate: integer(1), apply: func(v string, o *Overrides) { o.RateHTTP = atoi32(v) }},
-	{Key: AnnRateLimitRateTCP, Help: "New TCP connections allowed per source address per 10 seconds.",
+	{Key: AnnRateLimitRateTCP, Help: "New TCP connections allowed per source address per 3 seconds (the window of OpenShift's router); the connection after the limit is refused.",
 		Default: "no limit", Requires: AnnRateLimit,
 		validate: integer(1), apply: func(v string, o *Overrides) { o.RateTCP = atoi32(v) }},
 	{Key: AnnTimeout, Help: "Server-side timeout (TimeUnit, e.g. 5500ms or 30s).",
@@ -176,12 +181,12 @@ var AnnotationCatalogue = []Annotation{
 	{Key: AnnHealthCheckInterval, Help: "Interval between endpoint health checks (TimeUnit).",
 		Default:  "ROUTER_BACKEND_CHECK_INTERVAL (5000ms)",
 		validate: timeUnit, apply: func(v string, o *Overrides) { o.HealthCheckInterval, _ = ParseTimeUnit(v) }},
-	{Key: AnnIPWhitelist, Help: "Space-separated IP addresses and CIDRs allowed to connect; others are refused (older name of ip_allowlist).",
-		Default:  "every source allowed",
-		validate: ipList, apply: func(v string, o *Overrides) { o.IPAllowlist = strings.Fields(v) }},
-	{Key: AnnIPAllowlist, Help: "Space-separated IP addresses and CIDRs allowed to connect; others are refused. Wins over ip_whitelist.",
-		Default:  "every source allowed",
-		validate: ipList, apply: func(v string, o *Overrides) { o.IPAllowlist = strings.Fields(v) }},
+	{Key: AnnIPWhitelist, Help: "Space-separated IP addresses and CIDRs allowed to connect; others are refused (older name of ip_allowlist). An empty value is the same as no annotation. A router that meets invalid entries (on a Route that bypassed the webhook) drops them, and serves the Route to nobody when none is valid.",
+		Default: "every source allowed", FailClosed: true,
+		validate: ipList, apply: applyIPAllowlist},
+	{Key: AnnIPAllowlist, Help: "Space-separated IP addresses and CIDRs allowed to connect; others are refused. Wins over ip_whitelist. An empty value is the same as no annotation. A router that meets invalid entries (on a Route that bypassed the webhook) drops them, and serves the Route to nobody when none is valid.",
+		Default: "every source allowed", FailClosed: true,
+		validate: ipList, apply: applyIPAllowlist},
 	{Key: AnnHSTSHeader, Help: "Strict-Transport-Security header: max-age=<seconds>[;includeSubDomains][;preload].",
 		Default: "no header", OnlyFor: onlyTLSTerminating,
 		validate: hsts, apply: func(v string, o *Overrides) { o.HSTSHeader = v }},
@@ -223,7 +228,9 @@ func ParseAnnotations(annotations map[string]string, fldPath *field.Path) (Overr
 		}
 		if err := checkAnnotationValue(fldPath, a.Key, v, a); err != nil {
 			errs = append(errs, err)
-			continue
+			if !a.FailClosed {
+				continue
+			}
 		}
 		a.apply(v, &o)
 	}
@@ -386,6 +393,14 @@ func ipList(v string) *field.Error {
 		}
 	}
 	return nil
+}
+
+// applyIPAllowlist sets the allowlist; an empty (or blank) value is no
+// allowlist, as in OpenShift, and leaves ip_whitelist's in place.
+func applyIPAllowlist(v string, o *Overrides) {
+	if list := strings.Fields(v); len(list) > 0 {
+		o.IPAllowlist = list
+	}
 }
 
 // isIPOrCIDR accepts IPv4 and IPv6 addresses and prefixes, without zones.

@@ -115,6 +115,18 @@ func TestParseAnnotations(t *testing.T) {
 	if want := (Overrides{Balance: "source"}); !reflect.DeepEqual(got, want) || len(errs) != 2 {
 		t.Errorf("ParseAnnotations with bad values = %+v, %v; want %+v and 2 errors", got, messages(errs), want)
 	}
+
+	// ...except restrictions: an invalid allowlist is reported and kept
+	// (the router drops the invalid entries), never ignored; an empty one
+	// is no allowlist.
+	got, errs = ParseAnnotations(map[string]string{AnnIPWhitelist: "10.0.0.1", AnnIPAllowlist: "10.0.0.2 all"}, field.NewPath("metadata", "annotations"))
+	if want := (Overrides{IPAllowlist: []string{"10.0.0.2", "all"}}); !reflect.DeepEqual(got, want) || len(errs) != 1 {
+		t.Errorf("ParseAnnotations with a bad allowlist = %+v, %v; want %+v and 1 error", got, messages(errs), want)
+	}
+	got, errs = ParseAnnotations(map[string]string{AnnIPWhitelist: "10.0.0.1", AnnIPAllowlist: " "}, field.NewPath("metadata", "annotations"))
+	if want := (Overrides{IPAllowlist: []string{"10.0.0.1"}}); !reflect.DeepEqual(got, want) || len(errs) != 0 {
+		t.Errorf("ParseAnnotations with an empty allowlist = %+v, %v; want %+v", got, messages(errs), want)
+	}
 }
 
 func TestWarnings(t *testing.T) {
