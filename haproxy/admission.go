@@ -267,8 +267,13 @@ func (c *AdmissionConfig) claimConflict(ct *contender, sameHost, wildcards []*co
 			}
 		}
 		for _, w := range wildcards {
-			if foreign(w) {
-				return fmt.Sprintf("a route in another namespace holds host *.%s", DomainKey(w.host))
+			switch {
+			case foreign(w):
+				return fmt.Sprintf("a route in another namespace holds host %s", ct.host)
+			case w.host == ct.host && w.path == ct.path:
+				// The wildcard route's own host is its claim too: the
+				// younger plain route would take that host's traffic.
+				return fmt.Sprintf("route %s already exposes %s and is older", w.name, ct.host)
 			}
 		}
 		return ""
@@ -276,7 +281,7 @@ func (c *AdmissionConfig) claimConflict(ct *contender, sameHost, wildcards []*co
 	for _, w := range wildcards {
 		switch {
 		case foreign(w):
-			return fmt.Sprintf("a route in another namespace holds host *.%s", DomainKey(w.host))
+			return fmt.Sprintf("a route in another namespace holds host %s", ct.host)
 		case w.path == ct.path:
 			return fmt.Sprintf("wildcard route %s/%s has host *.%s, blocking %s", w.namespace, w.name, DomainKey(w.host), ct.host)
 		}
@@ -289,7 +294,7 @@ func (c *AdmissionConfig) claimConflict(ct *contender, sameHost, wildcards []*co
 			}
 		}
 		if holder != nil {
-			return fmt.Sprintf("a route in another namespace holds host %s", holder.host)
+			return fmt.Sprintf("a route in another namespace holds host %s", ct.host)
 		}
 	}
 	return ""
