@@ -158,10 +158,10 @@ func (r *Renderer) backendSettings(rt *Route, activeServices int, tcp bool) *Bac
 		d.Cookie = r.cookie(rt)
 	}
 	if o := rt.Overrides; o.RateLimit {
-		d.RateLimit = &RateLimitData{Store: "conn_cur,conn_rate(10s),http_req_rate(10s)",
+		d.RateLimit = &RateLimitData{Store: "conn_cur,conn_rate(3s),http_req_rate(10s)",
 			ConcurrentTCP: max(o.ConcurrentTCP, 0), RateTCP: max(o.RateTCP, 0), RateHTTP: max(o.RateHTTP, 0)}
 		if tcp {
-			d.RateLimit.Store, d.RateLimit.RateHTTP = "conn_cur,conn_rate(10s)", 0
+			d.RateLimit.Store, d.RateLimit.RateHTTP = "conn_cur,conn_rate(3s)", 0
 		}
 	}
 	return d
