@@ -18,6 +18,11 @@ import (
 	"github.com/routeshift/routeshift/routecore"
 )
 
+// ServiceCAPath is where OpenShift mounts its service CA into every pod,
+// and the default of DEFAULT_DESTINATION_CA_PATH: the same file in the
+// same place verifies reencrypt endpoints on either platform.
+const ServiceCAPath = "/var/run/secrets/kubernetes.io/serviceaccount/service-ca.crt"
+
 // Config is everything a router instance is told: its identity for status,
 // what it admits, and how HAProxy serves. Every field comes from one entry
 // of Settings, set by an environment variable (the seeds' names) or the
@@ -161,6 +166,11 @@ type Setting struct {
 	parse   func(c *Config, value string) error
 }
 
+// IsBool reports whether the setting is a switch: its default is true or
+// false (TestBooleanSettings holds every boolean setting to that), and its
+// flag given alone means true.
+func (s Setting) IsBool() bool { return s.Default == "true" || s.Default == "false" }
+
 // Settings lists every setting of `routeshift router` and `render`, in the
 // order of the documentation.
 var Settings = []Setting{
@@ -200,7 +210,7 @@ var Settings = []Setting{
 	{"DEFAULT_CERTIFICATE", "default-certificate", "", "PEM certificate and key served to TLS clients no route claims", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificate })},
 	{"DEFAULT_CERTIFICATE_PATH", "default-certificate-path", "", "file with the default certificate and key (if DEFAULT_CERTIFICATE is empty)", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificatePath })},
 	{"DEFAULT_CERTIFICATE_DIR", "default-certificate-dir", "", "directory with tls.crt (and tls.key) of the default certificate (if the two above are empty); checked every 10s and loaded when renewed", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificateDir })},
-	{"DEFAULT_DESTINATION_CA_PATH", "default-destination-ca-path", "", "CA file that verifies the endpoints of reencrypt routes without destinationCACertificate, read every 10s: a rotated CA is loaded with a hitless reload; while the file does not exist such endpoints are not verified", str(func(c *Config) *string { return &c.DataPlane.DefaultDestinationCAPath })},
+	{"DEFAULT_DESTINATION_CA_PATH", "default-destination-ca-path", ServiceCAPath, "CA file that verifies the endpoints of reencrypt routes without destinationCACertificate (OpenShift's service CA where it exists), read every 10s: a rotated CA is loaded with a hitless reload; while the file does not exist such endpoints are not verified", str(func(c *Config) *string { return &c.DataPlane.DefaultDestinationCAPath })},
 	{"ROUTER_CIPHERS", "ciphers", "intermediate", "cipher profile (modern, intermediate, old) or a ':'-separated OpenSSL cipher list", ciphers},
 	{"ROUTER_DISABLE_HTTP2", "disable-http2", "true", "false lets TLS clients of edge and reencrypt routes with their own certificate use HTTP/2 (ALPN h2); endpoints are still spoken to in HTTP/1.1, and connections with the default certificate stay HTTP/1.1, since browsers would reuse them for other hosts", boolean(func(c *Config) *bool { return &c.DataPlane.DisableHTTP2 })},
 	{"ROUTER_CIPHERSUITES", "ciphersuites", "", "':'-separated TLS 1.3 cipher suites (empty: TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384 and TLS_CHACHA20_POLY1305_SHA256)", str(func(c *Config) *string { return &c.DataPlane.CipherSuites })},
@@ -222,15 +232,15 @@ var Settings = []Setting{
 	{"ROUTER_DEFAULT_SERVER_TIMEOUT", "default-server-timeout", "30s", "time within which a backend must acknowledge or send data (annotation haproxy.router.openshift.io/timeout overrides it per route)", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.ServerTimeout })},
 	{"ROUTER_DEFAULT_SERVER_FIN_TIMEOUT", "default-server-fin-timeout", "1s", "time to wait for the backend's FIN", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.ServerFinTimeout })},
 	{"ROUTER_DEFAULT_TUNNEL_TIMEOUT", "default-tunnel-timeout", "1h", "how long idle TCP and WebSocket connections stay open", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.TunnelTimeout })},
-	{"ROUTER_SLOWLORIS_HTTP_KEEPALIVE", "slowloris-http-keepalive", "300s", "time to wait for a new HTTP request on a kept-alive connection (plus the 5s inspect delay)", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.SlowlorisHTTPKeepalive })},
+	{"ROUTER_SLOWLORIS_HTTP_KEEPALIVE", "slowloris-http-keepalive", "300s", "time to wait for a new HTTP request on a kept-alive connection", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.SlowlorisHTTPKeepalive })},
 	{"ROUTER_SLOWLORIS_TIMEOUT", "slowloris-timeout", "10s", "time an HTTP request may take to arrive", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.SlowlorisTimeout })},
 	{"ROUTER_INSPECT_DELAY", "inspect-delay", "5s", "time to wait for a TLS ClientHello on the HTTPS port", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.InspectDelay })},
 	{"ROUTER_HARD_STOP_AFTER", "hard-stop-after", "", "time after a reload when HAProxy closes the connections the previous configuration still serves, e.g. 1h (empty: they stay open until they end)", optionalTimeUnit(func(c *Config) *time.Duration { return &c.DataPlane.HardStopAfter })},
 	{"ROUTER_BACKEND_CHECK_INTERVAL", "backend-check-interval", "5000ms", "interval of endpoint health checks (annotation router.openshift.io/haproxy.health.check.interval overrides it)", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.BackendCheckInterval })},
 
 	// Balancing and sessions.
-	{"ROUTER_LOAD_BALANCE_ALGORITHM", "load-balance-algorithm", "leastconn", "balance algorithm of HTTP, edge and reencrypt routes: roundrobin, leastconn, source or random", balance(func(c *Config) *string { return &c.DataPlane.LoadBalanceAlgorithm })},
-	{"ROUTER_TCP_BALANCE_SCHEME", "tcp-balance-scheme", "source", "balance algorithm of passthrough routes: roundrobin, leastconn, source or random", balance(func(c *Config) *string { return &c.DataPlane.TCPBalanceScheme })},
+	{"ROUTER_LOAD_BALANCE_ALGORITHM", "load-balance-algorithm", "leastconn", "balance algorithm of HTTP, edge and reencrypt routes with one active service (several weighted services get roundrobin): roundrobin, leastconn, source or random", balance(func(c *Config) *string { return &c.DataPlane.LoadBalanceAlgorithm })},
+	{"ROUTER_TCP_BALANCE_SCHEME", "tcp-balance-scheme", "source", "balance algorithm of passthrough routes with one active service (several weighted services get roundrobin): roundrobin, leastconn, source or random", balance(func(c *Config) *string { return &c.DataPlane.TCPBalanceScheme })},
 	{"ROUTER_COOKIE_NAME", "cookie-name", "", "name of every route's sticky-session cookie (default: a hash of the route)", cookieName},
 	{"ROUTER_BACKEND_PROCESS_ENDPOINTS", "backend-process-endpoints", "", `"shuffle" randomises the order of endpoints in backends`, oneOf(func(c *Config) *string { return &c.DataPlane.BackendProcessEndpoints }, "", "shuffle")},
 
@@ -339,6 +349,10 @@ func AddFlags(fs *pflag.FlagSet, getenv func(string) string) func() (Config, err
 			def = v
 		}
 		values[i] = fs.String(s.Flag, def, s.Help+" ($"+s.Env+")")
+		if s.IsBool() {
+			// --strict-sni alone means true, as with OpenShift's router.
+			fs.Lookup(s.Flag).NoOptDefVal = "true"
+		}
 	}
 	return func() (Config, error) {
 		var c Config

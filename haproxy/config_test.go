@@ -30,19 +30,19 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		"ROUTE_LABELS": "shard=a", "PROJECT_LABELS": "team=x", "ROUTER_STRICT_SNI": "TRUE"}
 	fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
 	parse := AddFlags(fs, func(k string) string { return env[k] })
-	if err := fs.Parse([]string{"--https-port=8443", "--allow-wildcard-routes"}); err == nil {
-		t.Fatal("--allow-wildcard-routes without a value should need one (it is a string flag)")
+	if err := fs.Parse([]string{"--allow-wildcard-routes", "--https-port"}); err == nil {
+		t.Fatal("--https-port without a value should need one")
 	}
 	fs = pflag.NewFlagSet("router", pflag.ContinueOnError)
 	parse = AddFlags(fs, func(k string) string { return env[k] })
-	if err := fs.Parse([]string{"--https-port=8443", "--allow-wildcard-routes=true", "--http-port=9090"}); err != nil {
+	if err := fs.Parse([]string{"--https-port=8443", "--allow-wildcard-routes", "--http-port=9090", "--update-status=false"}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := parse()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.DataPlane.HTTPPort != 9090 || c.DataPlane.HTTPSPort != 8443 || !c.Admission.AllowWildcardRoutes || !c.DataPlane.StrictSNI ||
+	if c.DataPlane.HTTPPort != 9090 || c.DataPlane.HTTPSPort != 8443 || !c.Admission.AllowWildcardRoutes || !c.DataPlane.StrictSNI || c.UpdateStatus ||
 		c.DataPlane.ReloadInterval != 2*time.Second || strings.Join(c.Admission.AllowedDomains, ",") != "a.com,b.org" ||
 		c.Admission.RouteSelector.String() != "shard=a" || c.Admission.NamespaceSelector.String() != "team=x" {
 		t.Errorf("config %+v", c)
@@ -157,6 +157,18 @@ func TestCheckUnsupported(t *testing.T) {
 		})
 		if (err != nil) != c.refused || (err != nil && !strings.Contains(err.Error(), "ROUTER_MUTUAL_TLS_AUTH")) {
 			t.Errorf("ROUTER_MUTUAL_TLS_AUTH=%q: %v, want refused %v", c.value, err, c.refused)
+		}
+	}
+}
+
+// TestBooleanSettings: exactly the settings that take true and false (and
+// nothing else) count as switches, whose flags may be given alone.
+func TestBooleanSettings(t *testing.T) {
+	for _, s := range Settings {
+		var c Config
+		takesBool := s.parse(&c, "true") == nil && s.parse(&c, "FALSE") == nil && s.parse(&c, "maybe") != nil
+		if takesBool != s.IsBool() {
+			t.Errorf("%s: parses booleans %v, but IsBool %v (default %q): a switch's default must be true or false", s.Env, takesBool, s.IsBool(), s.Default)
 		}
 	}
 }
