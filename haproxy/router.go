@@ -27,10 +27,11 @@ import (
 // EndpointSlices and TLS Secrets, judges them in a Store, and publishes
 // snapshots to its consumers (the status writer, the data plane).
 type Router struct {
-	cfg       Config
-	store     *Store
-	feed      *Feed
-	events    chan func(*Store)
+	cfg    Config
+	store  *Store
+	feed   *Feed
+	events chan func(*Store)
+	// published is whether a synced snapshot has been published.
 	published bool
 }
 
@@ -65,7 +66,7 @@ func (r *Router) Run(ctx context.Context, restConfig *rest.Config, opts RunOptio
 	if err := r.watch(ctx, mgr.GetCache()); err != nil {
 		return err
 	}
-	if err := mgr.Add(EveryReplica(func(ctx context.Context) error { return r.loop(ctx, mgr.GetCache()) })); err != nil {
+	if err := mgr.Add(EveryReplica(func(ctx context.Context) error { return r.loop(ctx, mgr.GetCache().WaitForCacheSync) })); err != nil {
 		return err
 	}
 	if r.cfg.UpdateStatus {
@@ -172,16 +173,25 @@ func (r *Router) send(o any, apply func(*Store, client.Object)) {
 }
 
 // loop applies events to the store and, after each batch, commits and
-// publishes a snapshot. Before the caches have synced it only applies.
-func (r *Router) loop(ctx context.Context, c cache.Cache) error {
+// publishes a snapshot. Before the caches have synced it only applies
+// (after publishing one empty snapshot, unless ports bind after sync).
+func (r *Router) loop(ctx context.Context, waitForSync func(context.Context) bool) error {
 	log := logf.FromContext(ctx).WithName("router")
 	synced := make(chan struct{})
 	go func() {
-		if c.WaitForCacheSync(ctx) {
+		if waitForSync(ctx) {
 			close(synced)
 		}
 	}()
 	isSynced := false
+	if !r.cfg.DataPlane.BindPortsAfterSync {
+		// Bind the ports at once, as OpenShift's router does by default:
+		// HAProxy answers 503 until the first complete model, and the
+		// router is not ready before it. The snapshot is empty, not
+		// partial: admission decided on half the routes would serve hosts
+		// to the wrong routes.
+		r.commit(false)
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -210,9 +220,9 @@ func (r *Router) loop(ctx context.Context, c cache.Cache) error {
 func (r *Router) commit(synced bool) {
 	start := time.Now()
 	snap := r.store.Commit(synced)
-	if !snap.Changed.Empty() || snap.Version == 1 || !r.published {
+	if !snap.Changed.Empty() || snap.Version == 1 || (synced && !r.published) {
 		r.feed.Publish(snap)
-		r.published = true
+		r.published = r.published || synced
 	}
 	commitSeconds.Observe(time.Since(start).Seconds())
 	for v, n := range r.store.verdicts {
