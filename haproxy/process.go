@@ -238,7 +238,10 @@ func (p *Process) apply(ctx context.Context, snap Snapshot) error {
 		return fmt.Errorf("runtime API (reloaded instead): %w", err)
 	}
 	p.pending, p.pendingOK = out, snap.Synced
-	return p.flush(ctx, false)
+	// The first complete model is not held back by RELOAD_INTERVAL behind
+	// the empty one that bound the ports: until it loads, every request
+	// gets a 503 and the router is not ready.
+	return p.flush(ctx, snap.Synced && !p.ready.Load())
 }
 
 // diffFiles returns the paths whose content in next differs from have.
