@@ -146,13 +146,13 @@ func (r *Renderer) tryTemplates() error {
 	if err := r.tmpl.ExecuteTemplate(&bytes.Buffer{}, configTemplate, r.configData(true)); err != nil {
 		return err
 	}
-	sample := &BackendData{Name: "be_secure:ns:name", Route: "ns/name", Defaults: httpRouteDefault, Balance: "roundrobin",
+	sample := &BackendData{Name: "be_secure:ns:name", Route: "ns/name", Services: []ServiceData{{Namespace: "ns", Name: "svc", Weight: 1}}, Defaults: httpRouteDefault, Balance: "roundrobin",
 		Cookie: &CookieData{Name: "c", Secure: true, SameSite: "None"}, TimeoutServer: "1ms", TimeoutTunnel: "1ms",
 		AllowList: &AllowListData{Inline: []string{"10.0.0.0/8"}}, RateLimit: &RateLimitData{Store: "conn_cur", ConcurrentTCP: 1, RateTCP: 1, RateHTTP: 1},
 		HSTS: "'max-age=1'", RewritePath: &RewritePathData{Regex: "'^/a(.*)$'", Replacement: "'/b\\1'"}, RequestHeaders: []HeaderAction{{Verb: "set-header", Name: "'a'", Value: "'b'"}},
 		ResponseHeaders: []HeaderAction{{Verb: "del-header", Name: "'a'"}},
 		ServerDefaults:  &ServerDefaults{CheckInterval: "1ms", MaxConn: 1, SSL: &ServerSSL{Verify: "required", CAFile: "/ca.pem"}},
-		Servers:         []ServerData{{Name: "s0", Endpoint: "10.0.0.1:80", Address: "10.0.0.1", Port: 80, Weight: 1, Enabled: true, VerifyHost: "'svc.ns.svc'"}}}
+		Servers:         []ServerData{{Name: "s0", Service: "ns/svc", Endpoint: "10.0.0.1:80", Address: "10.0.0.1", Port: 80, Weight: 1, Enabled: true, VerifyHost: "'svc.ns.svc'"}}}
 	return r.tmpl.ExecuteTemplate(&bytes.Buffer{}, backendTemplate, sample)
 }
 
@@ -543,7 +543,8 @@ func (r *Renderer) Unchecked() []string {
 }
 
 // sameShape reports whether two renderings of a backend differ at most in
-// their slots' addresses, ports, weights and states, and (when canAdd) in
+// their slots' addresses, ports, weights and states, their services'
+// weights (which reach HAProxy as server weights), and (when canAdd) in
 // slots b adds at the end. Servers are added only with the built-in
 // template, whose server options serverOptions knows.
 func sameShape(a, b *BackendData, canAdd bool) bool {
@@ -555,8 +556,16 @@ func sameShape(a, b *BackendData, canAdd bool) bool {
 			return false
 		}
 	}
+	if len(a.Services) != len(b.Services) {
+		return false
+	}
+	for i := range a.Services {
+		if a.Services[i].Namespace != b.Services[i].Namespace || a.Services[i].Name != b.Services[i].Name {
+			return false
+		}
+	}
 	ac, bc := *a, *b
-	ac.Servers, bc.Servers = nil, nil
+	ac.Servers, bc.Servers, ac.Services, bc.Services = nil, nil, nil, nil
 	return reflect.DeepEqual(ac, bc)
 }
 

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -132,6 +134,11 @@ func (r *Renderer) buildBackend(in backendInput) backendOutput {
 // cookie and rate limits.
 func (r *Renderer) backendSettings(rt *Route, activeServices int, tcp bool) *BackendData {
 	d := &BackendData{Name: backendName(rt), Route: rt.Key(), Defaults: httpRouteDefault}
+	for _, b := range rt.Backends {
+		if serviceNameValid(b.Service.Name) {
+			d.Services = append(d.Services, ServiceData{Namespace: b.Service.Namespace, Name: b.Service.Name, Weight: b.Weight})
+		}
+	}
 	defaultBalance := r.cfg.LoadBalanceAlgorithm
 	if tcp {
 		d.Defaults, defaultBalance = tcpRouteDefault, r.tcpBalance()
@@ -366,6 +373,10 @@ func (r *Renderer) assignSlots(rt *Route, in backendInput, weights []int32, veri
 			continue
 		}
 		svc := b.Service.Namespace + "/" + b.Service.Name
+		printable := ""
+		if serviceNameValid(b.Service.Name) {
+			printable = svc
+		}
 		var prev []ServerData
 		for _, g := range in.prev {
 			if g.service == svc {
@@ -418,12 +429,16 @@ func (r *Renderer) assignSlots(rt *Route, in backendInput, weights []int32, veri
 			if !filled[j] {
 				slots[j] = newServer(placeholderAddress, placeholderPort, 1, false)
 			}
-			slots[j].VerifyHost = host
+			slots[j].VerifyHost, slots[j].Service = host, printable
 		}
 		groups = append(groups, slotGroup{service: svc, slots: slots})
 	}
 	return groups
 }
+
+// serviceNameValid reports whether a service name may be printed into
+// the configuration unquoted: every Service's name is a DNS-1123 label.
+func serviceNameValid(name string) bool { return len(validation.IsDNS1123Label(name)) == 0 }
 
 // newServer is a server slot.
 func newServer(ip string, port, weight int32, enabled bool) ServerData {

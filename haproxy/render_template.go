@@ -232,6 +232,10 @@ type BackendData struct {
 	Name string
 	// Route is the route's namespace/name.
 	Route string
+	// Services are the route's services (spec.to, then
+	// spec.alternateBackends) with their weights; a name that is not a
+	// DNS-1123 label (no Service can have it) is left out.
+	Services []ServiceData
 	// Defaults is the defaults section the backend inherits: http_route
 	// or tcp_route.
 	Defaults string
@@ -329,6 +333,14 @@ type ServerSSL struct {
 	CAFile string
 }
 
+// ServiceData is one service of a route. Namespace and Name are DNS-1123
+// labels, safe to print unquoted.
+type ServiceData struct {
+	Namespace, Name string
+	// Weight is the service's weight in the route, 0 to 256.
+	Weight int32
+}
+
 // ServerData is one server slot. Slots without an endpoint (left by an
 // endpoint that went away, or the one slot of a service without any) are
 // disabled and point at a placeholder address; the runtime API fills them,
@@ -336,6 +348,9 @@ type ServerSSL struct {
 type ServerData struct {
 	// Name is s0, s1, ...
 	Name string
+	// Service is the namespace/name of the service whose endpoint the
+	// slot holds (empty when the name is not a DNS-1123 label).
+	Service string
 	// Endpoint is Address and Port as HAProxy writes them: 10.0.0.1:8080,
 	// [fd00::1]:8080.
 	Endpoint string

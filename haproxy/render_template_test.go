@@ -44,6 +44,31 @@ func TestTemplateFileReplacesBackend(t *testing.T) {
 	}
 }
 
+// TestTemplateFileSeesServices: a custom template gets the route's services
+// with their weights and each slot's service; a service name no Service
+// can have is left out rather than printed.
+func TestTemplateFileSeesServices(t *testing.T) {
+	file := writeTemplate(t, `{{define "backend"}}backend {{.Name}} from {{.Defaults}}
+{{- range .Services}}
+  # service {{.Namespace}}/{{.Name}} weight {{.Weight}}
+{{- end}}
+{{- range .Servers}}
+  server {{.Name}} {{.Endpoint}}{{if .Enabled}} weight {{.Weight}}{{else}} disabled{{end}} # {{.Service}}
+{{- end}}
+{{end}}`)
+	r := newTestRenderer(t, func(c *DataPlaneConfig) { c.TemplateFile = file })
+	rt := served("ns", "r", "www.example.com", withBackends(svcWeight("ns", "a", 20), svcWeight("ns", "b", 10), svcWeight("ns", "Bad Name\n", 5)))
+	out := mustRender(t, r, snapshotOf([]*Route{rt}, eps("ns", "a", "10.0.0.1"), eps("ns", "b", "10.0.0.2")))
+	want := "backend be_http:ns:r from http_route\n" +
+		"  # service ns/a weight 20\n  # service ns/b weight 10\n" +
+		"  server s0 10.0.0.1:8080 weight 256 # ns/a\n  server s1 10.0.0.2:8080 weight 128 # ns/b\n"
+	got := backendText(t, out, "be_http:ns:r")
+	if !strings.HasPrefix(got, want) || strings.Contains(got, "Bad") {
+		t.Errorf("backend:\n%s\nwant it to start with:\n%s(and no invalid service name)", got, want)
+	}
+	haproxyCheck(t, r, out)
+}
+
 func TestTemplateFileReplacesConfig(t *testing.T) {
 	file := writeTemplate(t, `# custom
 global
