@@ -51,6 +51,6 @@ The offline commands apply the same rules to files, for CI and migration dry-run
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newValidate(), newTranslate(), newRender(), newWebhook(), newController(), newManager(), newRouter(), newLocal())
+	root.AddCommand(newValidate(), newTranslate(), newRender(), newWebhook(), newController(), newManager(), newRouter(), newClearRouteStatus(), newLocal())
 	return root
 }
