@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/routeshift/routeshift/internal/fixtures"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -349,6 +350,57 @@ func TestEffectiveHost(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.cfg.effectiveHost(tt.r); got != tt.want {
 			t.Errorf("%s: host %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestAdmissionExtendedValidation: EXTENDED_VALIDATION on rejects a route
+// whose certificate is broken or does not match its key with
+// ExtendedValidationFailed (the route still holds its host against other
+// namespaces); off, the router admits and serves it as it is.
+func TestAdmissionExtendedValidation(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsWith := func(term routecore.TLSTerminationType, cert, key string) func(*routecore.Route) {
+		return func(r *routecore.Route) {
+			r.Spec.TLS = &routecore.TLSConfig{Termination: term, Certificate: cert, Key: key, CACertificate: string(p.CA.CertPEM)}
+		}
+	}
+	leaf, leafKey, otherKey := string(p.Leaf.CertPEM), string(p.Leaf.KeyPEM), string(p.Other.KeyPEM)
+	const mismatch = `spec.tls.key: Invalid value: "redacted key data": tls: private key does not match public key`
+	tests := []struct {
+		name    string
+		tls     func(*routecore.Route)
+		message string // ExtendedValidationFailed message with validation on; "" when valid
+	}{
+		{"edge with matching key", tlsWith(routecore.TLSTerminationEdge, leaf, leafKey), ""},
+		{"edge with another certificate's key", tlsWith(routecore.TLSTerminationEdge, leaf, otherKey), mismatch},
+		{"reencrypt with another certificate's key", tlsWith(routecore.TLSTerminationReencrypt, leaf, otherKey), mismatch},
+		{"edge with a certificate that is not PEM", tlsWith(routecore.TLSTerminationEdge, "not a certificate", leafKey),
+			`spec.tls.certificate: Invalid value: "redacted certificate data": invalid/empty certificate data: data does not contain any valid RSA or ECDSA certificates`},
+	}
+	for _, tt := range tests {
+		for _, extended := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, EXTENDED_VALIDATION=%v", tt.name, extended), func(t *testing.T) {
+				r := rt("ns", "r", "www.example.com", 1, tt.tls)
+				s := store(AdmissionConfig{ExtendedValidation: extended}, r, rt("other", "late", "www.example.com", 2))
+				snap := s.Commit(true)
+				late := "other/late rejected HostAlreadyClaimed: a route in another namespace holds www.example.com and is older than late"
+				if !extended || tt.message == "" {
+					expect(t, snap, "ns/r admitted", late)
+					got, ok := snap.Routes.Get("ns/r")
+					if !ok || got.TLS == nil || got.TLS.Certificate != r.Spec.TLS.Certificate || got.TLS.Key != r.Spec.TLS.Key {
+						t.Errorf("ns/r served %v with TLS %+v, want the route's certificate and key as written", ok, got)
+					}
+					return
+				}
+				expect(t, snap, "ns/r rejected ExtendedValidationFailed: "+tt.message, late)
+				if _, ok := snap.Routes.Get("ns/r"); ok {
+					t.Error("ns/r is served although rejected")
+				}
+			})
 		}
 	}
 }

@@ -2,8 +2,11 @@ package haproxy
 
 import (
 	"bytes"
+	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -274,4 +277,88 @@ func TestRenderDefaultCertificate(t *testing.T) {
 			t.Errorf("the generated certificate changed: %v", out.Changed)
 		}
 	})
+}
+
+// TestRenderDefaultCertificatePrecedence: DEFAULT_CERTIFICATE wins over
+// DEFAULT_CERTIFICATE_PATH, which wins over DEFAULT_CERTIFICATE_DIR. Each
+// source holds a certificate of its own common name; the one HAProxy is
+// given (certs/default.pem, or the file named on the bind lines) tells
+// which source won.
+func TestRenderDefaultCertificatePrecedence(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	issue := func(cn string) *certs.KeyPair {
+		kp, err := p.CA.Issue(certs.Options{CommonName: cn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kp
+	}
+	content, fromPath, fromDir := issue("content.example.com"), issue("path.example.com"), issue("dir.example.com")
+	files := renderWorkDir(t)
+	pathFile := filepath.Join(files, "tls.pem")
+	dir := filepath.Join(files, "dir")
+	for name, data := range map[string][]byte{
+		pathFile:                      append(slices.Clone(fromPath.KeyPEM), fromPath.CertPEM...),
+		filepath.Join(dir, "tls.crt"): fromDir.CertPEM,
+		filepath.Join(dir, "tls.key"): fromDir.KeyPEM,
+	} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// commonName is the subject CN of the first certificate of a PEM file.
+	commonName := func(data []byte) string {
+		blocks := pemBlocks(string(data), "CERTIFICATE")
+		if len(blocks) == 0 {
+			return ""
+		}
+		b, _ := pem.Decode(blocks[0])
+		c, err := x509.ParseCertificate(b.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Subject.CommonName
+	}
+	cases := []struct {
+		name                   string
+		content, path, certDir bool
+		wantCN                 string // of certs/default.pem; "" when not written
+		wantFile               string // the file the bind lines name
+	}{
+		{"all three: DEFAULT_CERTIFICATE", true, true, true, "content.example.com", "WORKDIR/" + defaultCrtFile},
+		{"content and path: DEFAULT_CERTIFICATE", true, true, false, "content.example.com", "WORKDIR/" + defaultCrtFile},
+		{"content and dir: DEFAULT_CERTIFICATE", true, false, true, "content.example.com", "WORKDIR/" + defaultCrtFile},
+		{"path and dir: DEFAULT_CERTIFICATE_PATH", false, true, true, "", pathFile},
+		{"dir alone: DEFAULT_CERTIFICATE_DIR", false, false, true, "dir.example.com", "WORKDIR/" + defaultCrtFile},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newTestRenderer(t, func(cfg *DataPlaneConfig) {
+				if c.content {
+					cfg.DefaultCertificate = string(content.CertPEM) + string(content.KeyPEM)
+				}
+				if c.path {
+					cfg.DefaultCertificatePath = pathFile
+				}
+				if c.certDir {
+					cfg.DefaultCertificateDir = dir
+				}
+			})
+			out := mustRender(t, r, snapshotOf(nil))
+			f, written := out.Files[defaultCrtFile]
+			if got := commonName(f.Data); written != (c.wantCN != "") || got != c.wantCN {
+				t.Errorf("certs/default.pem written %v with CN %q, want %q", written, got, c.wantCN)
+			}
+			assertLines(t, "haproxy.cfg", string(out.Files[configFile].Data), r.cfg.WorkingDir,
+				[]string{"bind 127.0.0.1:20443 ssl crt " + c.wantFile + " accept-proxy",
+					"bind 127.0.0.1:20444 ssl crt " + c.wantFile + " crt-list WORKDIR/conf/crt-list accept-proxy"}, nil)
+			haproxyCheck(t, r, out)
+		})
+	}
 }

@@ -2,10 +2,15 @@ package haproxy
 
 import (
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/routeshift/routeshift/internal/fixtures"
 	"github.com/routeshift/routeshift/routecore"
@@ -275,4 +280,138 @@ func TestRenderAddedServerOptions(t *testing.T) {
 	if !strings.Contains(want, "ssl verify required ca-file") || !strings.Contains(want, "maxconn 10") || added.Options != want {
 		t.Errorf("added server options %q, want the template's %q", added.Options, want)
 	}
+}
+
+// sliceEndpoints is service ns/svc as the Store merges it from one
+// EndpointSlice holding ips, in that order, on port 8080.
+func sliceEndpoints(ns, svc string, ips ...string) *ServiceEndpoints {
+	es := sliceFor(ns, svc, ips[0], 8080)
+	for _, ip := range ips[1:] {
+		es.Endpoints = append(es.Endpoints, discoveryv1.Endpoint{Addresses: []string{ip}, Conditions: es.Endpoints[0].Conditions})
+	}
+	return ServiceEndpointsFromSlices(types.NamespacedName{Namespace: ns, Name: svc}, []*discoveryv1.EndpointSlice{es}, false)
+}
+
+// endpointList is "ip:port" of each endpoint of s, in order.
+func endpointList(s *ServiceEndpoints) []string {
+	var out []string
+	for _, e := range s.Endpoints {
+		out = append(out, net.JoinHostPort(e.IP, strconv.Itoa(int(e.Port))))
+	}
+	return out
+}
+
+// serverOrder is the endpoint of each server line of a backend, in slot
+// order.
+func serverOrder(t *testing.T, out *Output, backend string) []string {
+	t.Helper()
+	var servers []string
+	for _, line := range strings.Split(backendText(t, out, backend), "\n") {
+		if f := strings.Fields(line); len(f) >= 3 && f[0] == "server" {
+			servers = append(servers, f[2])
+		}
+	}
+	return servers
+}
+
+func ipRange(prefix string, from, to int) []string {
+	var out []string
+	for i := from; i <= to; i++ {
+		out = append(out, fmt.Sprintf("%s%d", prefix, i))
+	}
+	return out
+}
+
+// TestRenderShuffleEndpoints: ROUTER_BACKEND_PROCESS_ENDPOINTS=shuffle puts
+// endpoints that have no server slot yet in random order; endpoints that
+// have a slot keep it in every render. Without it, new endpoints take the
+// free slots in the service's canonical order (as merged from the
+// EndpointSlices).
+func TestRenderShuffleEndpoints(t *testing.T) {
+	// 20 endpoints listed in reverse in the slice: canonical order is the
+	// merged, sorted order, not the slice's.
+	reversed := ipRange("10.0.0.", 1, 20)
+	slices.Reverse(reversed)
+	first := sliceEndpoints("ns", "web", reversed...)
+	canonical := endpointList(first)
+	if len(canonical) != 20 || !slices.IsSortedFunc(first.Endpoints, func(a, b Endpoint) int { return strings.Compare(a.IP, b.IP) }) {
+		t.Fatalf("merged endpoints %v: want 20, sorted by address", canonical)
+	}
+	grown := sliceEndpoints("ns", "web", append(ipRange("10.0.0.", 1, 20), ipRange("10.0.1.", 1, 10)...)...)
+	added := slices.DeleteFunc(endpointList(grown), func(s string) bool { return slices.Contains(canonical, s) })
+	// Five endpoints go and five others come.
+	replaced := sliceEndpoints("ns", "web", append(ipRange("10.0.0.", 6, 20), append(ipRange("10.0.1.", 1, 10), ipRange("10.0.2.", 1, 5)...)...)...)
+	gone, came := ipRange("10.0.0.", 1, 5), ipRange("10.0.2.", 1, 5)
+	for i := range gone {
+		gone[i] += ":8080"
+		came[i] += ":8080"
+	}
+
+	// run renders the three services in turn with a new renderer and
+	// checks what does not depend on the shuffle; it returns the server
+	// order of the first render and the slots the grown service added.
+	run := func(t *testing.T, shuffle bool) (firstOrder, addedOrder []string) {
+		t.Helper()
+		r := newTestRenderer(t, func(c *DataPlaneConfig) {
+			if shuffle {
+				c.BackendProcessEndpoints = "shuffle"
+			}
+		})
+		snap := snapshotOf([]*Route{served("ns", "r", "www.example.com", withBackends(svcWeight("ns", "web", 100)))}, first)
+		order := serverOrder(t, mustRender(t, r, snap), "be_http:ns:r")
+		if !sameSet(order, canonical) || len(order) != len(canonical) {
+			t.Fatalf("servers %v, want a permutation of %v", order, canonical)
+		}
+		// The same endpoints again (a new object): nothing moves.
+		snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns/web": sliceEndpoints("ns", "web", ipRange("10.0.0.", 1, 20)...)})
+		if again := serverOrder(t, mustRender(t, r, snap), "be_http:ns:r"); !slices.Equal(again, order) {
+			t.Errorf("same endpoints rendered again: servers %v, were %v", again, order)
+		}
+		// Ten more: the twenty keep their slots, the ten take new ones.
+		snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns/web": grown})
+		more := serverOrder(t, mustRender(t, r, snap), "be_http:ns:r")
+		if len(more) != 30 || !slices.Equal(more[:20], order) || !sameSet(more[20:], added) {
+			t.Fatalf("grown: servers %v; want %v then a permutation of %v", more, order, added)
+		}
+		// Five replaced: the others stay, the newcomers take the freed slots.
+		snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns/web": replaced})
+		last := serverOrder(t, mustRender(t, r, snap), "be_http:ns:r")
+		var freed []string
+		for i, ep := range more {
+			switch {
+			case slices.Contains(gone, ep):
+				freed = append(freed, last[i])
+			case last[i] != ep:
+				t.Errorf("replaced: slot s%d holds %s, held %s before", i, last[i], ep)
+			}
+		}
+		if len(last) != 30 || !sameSet(freed, came) {
+			t.Errorf("replaced: servers %v; the freed slots hold %v, want a permutation of %v", last, freed, came)
+		}
+		return order, more[20:]
+	}
+
+	t.Run("in order without shuffle", func(t *testing.T) {
+		order, more := run(t, false)
+		if !slices.Equal(order, canonical) || !slices.Equal(more, added) {
+			t.Errorf("servers %v then %v, want %v then %v", order, more, canonical, added)
+		}
+	})
+	t.Run("shuffled", func(t *testing.T) {
+		// Each render keeps the canonical order with probability 1/20!
+		// (first) and 1/10! (added): five tries make a false failure
+		// practically impossible.
+		firstShuffled, addedShuffled := false, false
+		for range 5 {
+			order, more := run(t, true)
+			firstShuffled = firstShuffled || !slices.Equal(order, canonical)
+			addedShuffled = addedShuffled || !slices.Equal(more, added)
+		}
+		if !firstShuffled {
+			t.Error("the first render's servers were in canonical order in every try")
+		}
+		if !addedShuffled {
+			t.Error("added endpoints took their slots in canonical order in every try")
+		}
+	})
 }

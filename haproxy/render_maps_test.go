@@ -122,6 +122,9 @@ func TestRenderInsecurePolicies(t *testing.T) {
 		{"edge Allow", edgeAllow, "be_edge_http:ns:r", "be_edge_http:ns:r", false, false},
 		{"edge Redirect", edgeRedirect, redirectValue, "be_edge_http:ns:r", false, false},
 		{"reencrypt Redirect", tlsRoute(routecore.TLSTerminationReencrypt, routecore.InsecureEdgeTerminationPolicyRedirect), redirectValue, "be_secure:ns:r", false, false},
+		{"reencrypt Allow", tlsRoute(routecore.TLSTerminationReencrypt, routecore.InsecureEdgeTerminationPolicyAllow), "be_secure:ns:r", "be_secure:ns:r", false, false},
+		{"reencrypt None", tlsRoute(routecore.TLSTerminationReencrypt, routecore.InsecureEdgeTerminationPolicyNone), "", "be_secure:ns:r", false, false},
+		{"reencrypt empty", reencrypt, "", "be_secure:ns:r", false, false},
 		{"passthrough", passthrough, "", "", true, false},
 		{"passthrough Redirect", tlsRoute(routecore.TLSTerminationPassthrough, routecore.InsecureEdgeTerminationPolicyRedirect), redirectValue, "", true, false},
 	}

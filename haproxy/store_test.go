@@ -2,6 +2,7 @@ package haproxy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -72,4 +73,114 @@ func FuzzStoreIncremental(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkShardStep compares a snapshot with what a shard step expects: the
+// decisions, which routes are served, which route keys changed, and the
+// Store's verdict counters against the decisions.
+func checkShardStep(t *testing.T, s *Store, snap Snapshot, want []string, servedKeys, changed []string) {
+	t.Helper()
+	expect(t, snap, want...)
+	var gotServed []string
+	for k, r := range snap.Routes.All() {
+		gotServed = append(gotServed, k)
+		if d, _ := snap.Decisions.Get(k); d.Verdict != Admitted || r.Host != d.Host {
+			t.Errorf("%s served for host %q, decision %+v", k, r.Host, d)
+		}
+	}
+	slices.Sort(gotServed)
+	slices.Sort(servedKeys)
+	if !slices.Equal(gotServed, servedKeys) {
+		t.Errorf("served %v, want %v", gotServed, servedKeys)
+	}
+	gotChanged := slices.Sorted(maps.Keys(snap.Changed.Routes))
+	slices.Sort(changed)
+	if !slices.Equal(gotChanged, changed) {
+		t.Errorf("changed routes %v, want %v", gotChanged, changed)
+	}
+	var counts [3]int
+	for _, d := range snap.Decisions.All() {
+		counts[d.Verdict]++
+	}
+	if counts != s.verdicts {
+		t.Errorf("verdict counters %v, decisions count %v", s.verdicts, counts)
+	}
+}
+
+// TestNamespaceShardRelabel: with NAMESPACE_LABELS, a namespace's routes
+// enter the shard when its labels come to match, leave it when they stop
+// matching or the namespace is deleted, and come back with it; routes of
+// other namespaces are not touched.
+func TestNamespaceShardRelabel(t *testing.T) {
+	sel, err := labels.Parse("shard=a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(AdmissionConfig{NamespaceSelector: sel})
+	s.SetNamespace("other", map[string]string{"shard": "a"})
+	s.SetRoute(rt("other", "o", "o.example.com", 0))
+	s.SetRoute(rt("team", "web", "web.example.com", 1))
+	s.SetRoute(rt("team", "api", "web.example.com", 2, withPath("/api")))
+	in := []string{"other/o admitted", "team/api admitted", "team/web admitted"}
+	out := []string{"other/o admitted", "team/api ignored", "team/web ignored"}
+	both := []string{"team/api", "team/web"}
+	steps := []struct {
+		name    string
+		do      func()
+		want    []string
+		served  []string
+		changed []string
+	}{
+		{"namespace not known yet", func() {}, out, []string{"other/o"}, []string{"other/o", "team/api", "team/web"}},
+		{"labels do not match", func() { s.SetNamespace("team", map[string]string{"shard": "b"}) }, out, []string{"other/o"}, nil},
+		{"relabelled into the shard", func() { s.SetNamespace("team", map[string]string{"shard": "a", "tier": "x"}) },
+			in, []string{"other/o", "team/api", "team/web"}, both},
+		{"another label changes: still in", func() { s.SetNamespace("team", map[string]string{"shard": "a"}) },
+			in, []string{"other/o", "team/api", "team/web"}, nil},
+		{"relabelled out", func() { s.SetNamespace("team", map[string]string{"shard": "b"}) }, out, []string{"other/o"}, both},
+		{"relabelled in again", func() { s.SetNamespace("team", map[string]string{"shard": "a"}) },
+			in, []string{"other/o", "team/api", "team/web"}, both},
+		{"namespace deleted", func() { s.DeleteNamespace("team") }, out, []string{"other/o"}, both},
+		{"namespace created again, matching", func() { s.SetNamespace("team", map[string]string{"shard": "a"}) },
+			in, []string{"other/o", "team/api", "team/web"}, both},
+		{"namespace with all labels removed", func() { s.SetNamespace("team", nil) }, out, []string{"other/o"}, both},
+	}
+	for _, step := range steps {
+		step.do()
+		snap := s.Commit(true)
+		t.Run(step.name, func(t *testing.T) { checkShardStep(t, s, snap, step.want, step.served, step.changed) })
+	}
+}
+
+// TestNamespaceShardAge: a route whose namespace is relabelled into the
+// shard is judged by its age like any other: older than the holder of its
+// host in another namespace, it takes the host, and gives it back when it
+// leaves the shard again.
+func TestNamespaceShardAge(t *testing.T) {
+	s := NewStore(AdmissionConfig{NamespaceSelector: labels.SelectorFromSet(labels.Set{"shard": "a"})})
+	s.SetNamespace("nsx", map[string]string{"shard": "a"})
+	s.SetNamespace("nsy", map[string]string{"shard": "b"})
+	s.SetRoute(rt("nsy", "y", "h.example.com", 1))
+	s.SetRoute(rt("nsx", "x", "h.example.com", 2))
+	xHolds := []string{"nsx/x admitted", "nsy/y ignored"}
+	yHolds := []string{"nsy/y admitted", "nsx/x rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than x"}
+	both := []string{"nsx/x", "nsy/y"}
+	steps := []struct {
+		name    string
+		do      func()
+		want    []string
+		served  []string
+		changed []string
+	}{
+		{"younger route holds the host", func() {}, xHolds, []string{"nsx/x"}, both},
+		{"older route's namespace relabelled in", func() { s.SetNamespace("nsy", map[string]string{"shard": "a"}) }, yHolds, []string{"nsy/y"}, both},
+		{"relabelled out", func() { s.SetNamespace("nsy", map[string]string{"shard": "b"}) }, xHolds, []string{"nsx/x"}, both},
+		{"relabelled in", func() { s.SetNamespace("nsy", map[string]string{"shard": "a"}) }, yHolds, []string{"nsy/y"}, both},
+		{"older route's namespace deleted", func() { s.DeleteNamespace("nsy") }, xHolds, []string{"nsx/x"}, both},
+	}
+	for _, step := range steps {
+		step.do()
+		snap := s.Commit(true)
+		t.Run(step.name, func(t *testing.T) { checkShardStep(t, s, snap, step.want, step.served, step.changed) })
+	}
 }

@@ -152,6 +152,10 @@ func TestValidateRoute(t *testing.T) {
 			want: []string{`spec.tls.externalCertificate: Invalid value: "s": cannot specify both tls.certificate and tls.externalCertificate`}},
 		{name: "insecure policy unknown on edge", route: route(withTLS(TLSConfig{Termination: TLSTerminationEdge, InsecureEdgeTerminationPolicy: "x"})),
 			want: []string{`spec.tls.insecureEdgeTerminationPolicy: Invalid value: "x": invalid value for InsecureEdgeTerminationPolicy option, acceptable values are None, Allow, Redirect, or empty`}},
+		{name: "insecure policy Allow on reencrypt", route: route(withTLS(TLSConfig{Termination: TLSTerminationReencrypt, InsecureEdgeTerminationPolicy: InsecureEdgeTerminationPolicyAllow}))},
+		{name: "insecure policy None on passthrough", route: route(withTLS(TLSConfig{Termination: TLSTerminationPassthrough, InsecureEdgeTerminationPolicy: InsecureEdgeTerminationPolicyNone}))},
+		{name: "insecure policy unknown on passthrough", route: route(withTLS(TLSConfig{Termination: TLSTerminationPassthrough, InsecureEdgeTerminationPolicy: "x"})),
+			want: []string{`spec.tls.insecureEdgeTerminationPolicy: Invalid value: "x": invalid value for InsecureEdgeTerminationPolicy option, acceptable values are None, Redirect, or empty`}},
 		{name: "insecure policy Allow on passthrough", route: route(withTLS(TLSConfig{Termination: TLSTerminationPassthrough, InsecureEdgeTerminationPolicy: InsecureEdgeTerminationPolicyAllow})),
 			want: []string{`spec.tls.insecureEdgeTerminationPolicy: Invalid value: "Allow": invalid value for InsecureEdgeTerminationPolicy option, acceptable values are None, Redirect, or empty`}},
 	}
