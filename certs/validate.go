@@ -273,7 +273,7 @@ func alwaysValid(c *x509.Certificate) *x509.Certificate {
 // checked by clients.
 func checkSignatureAlgorithms(certs []*x509.Certificate) error {
 	for _, c := range certs {
-		if bytes.Equal(c.RawIssuer, c.RawSubject) {
+		if selfSigned(c) {
 			continue
 		}
 		switch c.SignatureAlgorithm {
@@ -286,6 +286,14 @@ func checkSignatureAlgorithms(certs []*x509.Certificate) error {
 		}
 	}
 	return nil
+}
+
+// selfSigned reports whether c issued itself: its issuer is its subject,
+// and it names no other key as its authority (a CA can share a
+// certificate's name, not its key).
+func selfSigned(c *x509.Certificate) bool {
+	return bytes.Equal(c.RawIssuer, c.RawSubject) &&
+		(len(c.AuthorityKeyId) == 0 || bytes.Equal(c.AuthorityKeyId, c.SubjectKeyId))
 }
 
 // keyMatches parses a private key block and compares its public half with

@@ -45,7 +45,9 @@ type fixtures struct {
 	// (ECDSAWithSHA1 by ecCA), sha1Intermediate (an SHA1WithRSA CA
 	// signed by rsaCA), sha1Root (a self-signed SHA1WithRSA root) and
 	// sha1RootLeaf (SHA256WithRSA by sha1Root).
-	sha1Leaf, ecdsaSHA1Leaf, sha1Intermediate, sha1Root, sha1RootLeaf *KeyPair
+	// sha1Namesake is an SHA1WithRSA leaf whose issuer, namesakeCA, has
+	// the leaf's own name: issuer = subject, yet CA-signed.
+	sha1Leaf, ecdsaSHA1Leaf, sha1Intermediate, sha1Root, sha1RootLeaf, namesakeCA, sha1Namesake *KeyPair
 	// md5Leaf is signed by rsaCA and patched to claim MD5WithRSA; its
 	// signature no longer verifies. md5LeafPEM is its certificate.
 	md5Leaf    *KeyPair
@@ -96,6 +98,8 @@ func newFixtures() (*fixtures, error) {
 	issue(&f.sha1Intermediate, f.rsaCA, Options{CommonName: "SHA1 Intermediate CA", IsCA: true, SignatureAlgorithm: x509.SHA1WithRSA})
 	issue(&f.sha1Root, nil, Options{CommonName: "SHA1 Root CA", KeyType: RSA2048, IsCA: true, SignatureAlgorithm: x509.SHA1WithRSA})
 	issue(&f.sha1RootLeaf, f.sha1Root, Options{CommonName: "sha1-root.example.com", SignatureAlgorithm: x509.SHA256WithRSA})
+	issue(&f.namesakeCA, nil, Options{CommonName: "namesake.example.com", KeyType: RSA2048, IsCA: true})
+	issue(&f.sha1Namesake, f.namesakeCA, Options{CommonName: "namesake.example.com", SignatureAlgorithm: x509.SHA1WithRSA})
 	issue(&f.md5Leaf, f.rsaCA, Options{CommonName: "md5.example.com", SignatureAlgorithm: x509.SHA256WithRSA})
 	if err != nil {
 		return nil, err
@@ -111,6 +115,18 @@ func newFixtures() (*fixtures, error) {
 	if f.md5LeafPEM, err = patchToMD5(f.md5Leaf.Cert.Raw); err != nil {
 		return nil, err
 	}
+	// Go leaves out the authority key ID when issuer and subject are
+	// equal; tools such as OpenSSL write it: re-sign the namesake with it.
+	tmpl := *f.sha1Namesake.Cert
+	tmpl.AuthorityKeyId = f.namesakeCA.Cert.SubjectKeyId
+	der, err := x509.CreateCertificate(rand.Reader, &tmpl, f.namesakeCA.Cert, f.sha1Namesake.Key.Public(), f.namesakeCA.Key)
+	if err != nil {
+		return nil, err
+	}
+	if f.sha1Namesake.Cert, err = x509.ParseCertificate(der); err != nil {
+		return nil, err
+	}
+	f.sha1Namesake.CertPEM = []byte(pemString("CERTIFICATE", der))
 	return f, nil
 }
 
@@ -393,6 +409,9 @@ func validateCases(f *fixtures) []validateCase {
 		{name: "CA-signed SHA1 leaf without CA", in: RouteTLS{Certificate: certPEM(f.sha1Leaf), Key: keyPEM(f.sha1Leaf)}, want: []string{
 			`spec.tls.certificate: Invalid value: "redacted certificate data": router does not support CA-signed certs using SHA1`,
 		}},
+		{name: "CA-signed SHA1 leaf named like its CA", in: RouteTLS{Certificate: certPEM(f.sha1Namesake), Key: keyPEM(f.sha1Namesake), CACertificate: certPEM(f.namesakeCA)}, want: []string{
+			`spec.tls.certificate: Invalid value: "redacted certificate data": router does not support CA-signed certs using SHA1`,
+		}},
 		{name: "CA-signed ECDSA SHA1 leaf", in: RouteTLS{Certificate: certPEM(f.ecdsaSHA1Leaf), Key: keyPEM(f.ecdsaSHA1Leaf), CACertificate: ecCA}, want: []string{
 			`spec.tls.certificate: Invalid value: "redacted certificate data": router does not support CA-signed certs using SHA1`,
 		}},
@@ -545,7 +564,6 @@ func TestFixtures(t *testing.T) {
 		_, err := leaf.Verify(opts)
 		return err
 	}
-	selfSigned := func(c *x509.Certificate) bool { return bytes.Equal(c.RawIssuer, c.RawSubject) }
 
 	if f.expiredLeaf.Cert.NotAfter.After(now) {
 		t.Errorf("expired leaf is valid until %v", f.expiredLeaf.Cert.NotAfter)
@@ -596,6 +614,7 @@ func TestFixtures(t *testing.T) {
 		{"md5Leaf before patching", f.md5Leaf.Cert, x509.SHA256WithRSA, false},
 		{"rsaLeaf", f.rsaLeaf.Cert, x509.SHA256WithRSA, false},
 		{"rsaCA", f.rsaCA.Cert, x509.SHA256WithRSA, true},
+		{"sha1Namesake", f.sha1Namesake.Cert, x509.SHA1WithRSA, false},
 	} {
 		if c.cert.SignatureAlgorithm != c.alg || selfSigned(c.cert) != c.selfSigned {
 			t.Errorf("%s: %v self-signed %v, want %v self-signed %v", c.name, c.cert.SignatureAlgorithm, selfSigned(c.cert), c.alg, c.selfSigned)
