@@ -269,7 +269,7 @@ var Settings = []Setting{
 	{"STATS_USERNAME_FILE", "stats-user-file", "", "file whose content (one line) replaces STATS_USERNAME, e.g. a mounted Secret key", fileContent(func(c *Config) *string { return &c.DataPlane.StatsUsername })},
 	{"STATS_PASSWORD_FILE", "stats-password-file", "", "file whose content (one line) replaces STATS_PASSWORD, e.g. a mounted Secret key", fileContent(func(c *Config) *string { return &c.DataPlane.StatsPassword })},
 	{"ROUTER_LISTEN_ADDR", "listen-addr", "0.0.0.0:1936", "address of /healthz, /healthz/ready and /metrics", str(func(c *Config) *string { return &c.DataPlane.ListenAddr })},
-	{"ROUTER_METRICS_TYPE", "metrics-type", "haproxy", `"haproxy" adds HAProxy's counters to /metrics (the only type)`, oneOf(func(c *Config) *string { return &c.DataPlane.MetricsType }, "", "haproxy")},
+	{"ROUTER_METRICS_TYPE", "metrics-type", "haproxy", `"haproxy" adds HAProxy's counters to /metrics (the only type); the flag set empty (--metrics-type=) leaves them out`, oneOf(func(c *Config) *string { return &c.DataPlane.MetricsType }, "", "haproxy")},
 	{"ROUTER_METRICS_HAPROXY_SERVER_THRESHOLD", "metrics-haproxy-server-threshold", "500", "above this many servers, per-server metrics are replaced by per-backend ones", positive(func(c *Config) *int { return &c.DataPlane.MetricsServerThreshold })},
 	{"ROUTER_METRICS_HAPROXY_BASE_SCRAPE_INTERVAL", "metrics-haproxy-base-scrape-interval", "5s", "interval of HAProxy statistics scrapes, per 1000 rows", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.MetricsScrapeInterval })},
 	{"ROUTER_METRICS_HAPROXY_TIMEOUT", "metrics-haproxy-timeout", "5s", "timeout of a HAProxy statistics scrape", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.MetricsTimeout })},
@@ -363,7 +363,7 @@ func AddFlags(fs *pflag.FlagSet, getenv func(string) string) func() (Config, err
 			}
 		}
 		if c.Namespace == "" {
-			c.Namespace = os.Getenv("POD_NAMESPACE")
+			c.Namespace = getenv("POD_NAMESPACE")
 		}
 		return c, errors.Join(errs...)
 	}
