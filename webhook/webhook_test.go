@@ -1,9 +1,12 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -16,6 +19,8 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/routeshift/routeshift/routecore"
@@ -255,5 +260,103 @@ func TestNotARoute(t *testing.T) {
 	req.SubResource = "status"
 	if resp := (&routeHandler{name: "x", handle: s.validate, metrics: s.metrics}).Handle(context.Background(), req); !resp.Allowed {
 		t.Errorf("status update refused: %+v", resp)
+	}
+}
+
+// noSecrets is a secrets reader for handlers that must not read any.
+type noSecrets struct{}
+
+func (noSecrets) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
+	return errors.New("no secret should be read")
+}
+
+func (noSecrets) List(context.Context, client.ObjectList, ...client.ListOption) error {
+	return errors.New("no secret should be listed")
+}
+
+// TestRouteSuffix: the route suffix given to New ends the hosts the
+// mutating webhook generates, through the handler New registers on a
+// webhook server and an AdmissionReview sent over HTTP as the API server
+// sends it; an invalid suffix is refused by New.
+func TestRouteSuffix(t *testing.T) {
+	tests := []struct {
+		name, suffix string
+		route        *routecore.Route
+		wantHost     string
+		wantErr      string
+	}{
+		{name: "custom suffix", suffix: "apps.custom.test", route: route(), wantHost: "r-ns.apps.custom.test"},
+		{name: "dots in the name become dashes", suffix: "apps.custom.test",
+			route: route(func(r *routecore.Route) { r.Name = "a.b" }), wantHost: "a-b-ns.apps.custom.test"},
+		{name: "empty suffix is the default", suffix: "", route: route(), wantHost: "r-ns." + routecore.DefaultRouteSuffix},
+		{name: "a route with a host keeps it", suffix: "apps.custom.test", route: route(host("www.example.com"))},
+		{name: "invalid suffix", suffix: "Not_A.Suffix", wantErr: "route suffix: invalid DNS suffix: Not_A.Suffix"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := New(Options{RouteSuffix: tt.suffix}, &verbs{}, nil, noSecrets{}, prometheus.NewRegistry())
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("New: error %v, want one starting with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := ctrlwebhook.NewServer(ctrlwebhook.Options{})
+			s.Register(srv)
+
+			req := request(admissionv1.Create, tt.route, nil)
+			review := admissionv1.AdmissionReview{Request: &req.AdmissionRequest}
+			review.APIVersion, review.Kind = "admission.k8s.io/v1", "AdmissionReview"
+			body, err := json.Marshal(review)
+			if err != nil {
+				t.Fatal(err)
+			}
+			httpReq := httptest.NewRequest(http.MethodPost, MutatePath, bytes.NewReader(body))
+			httpReq.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			srv.WebhookMux().ServeHTTP(rec, httpReq)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("POST %s: %d %s", MutatePath, rec.Code, rec.Body)
+			}
+			var got admissionv1.AdmissionReview
+			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+				t.Fatalf("response %s: %v", rec.Body, err)
+			}
+			if got.Response == nil || !got.Response.Allowed || got.Response.UID != req.UID {
+				t.Fatalf("response %+v, want allowed for UID %s", got.Response, req.UID)
+			}
+
+			// The patch as the API server applies it: the operations on the
+			// host and on the annotations.
+			var ops []jsonpatch.JsonPatchOperation
+			if len(got.Response.Patch) > 0 {
+				if err := json.Unmarshal(got.Response.Patch, &ops); err != nil {
+					t.Fatalf("patch %s: %v", got.Response.Patch, err)
+				}
+			}
+			var hostAfter, annotation any
+			for _, op := range ops {
+				switch {
+				case op.Operation == "add" && op.Path == "/spec/host":
+					hostAfter = op.Value
+				case op.Operation == "add" && op.Path == "/metadata/annotations":
+					if m, ok := op.Value.(map[string]any); ok {
+						annotation = m[routecore.HostGeneratedAnnotation]
+					}
+				}
+			}
+			if tt.wantHost == "" {
+				if len(ops) > 0 {
+					t.Errorf("a route with host %q was patched: %s", tt.route.Spec.Host, got.Response.Patch)
+				}
+				return
+			}
+			if hostAfter != tt.wantHost || annotation != "true" || len(ops) != 2 {
+				t.Errorf("patch %s\nwant host %q and %s \"true\" only", got.Response.Patch, tt.wantHost, routecore.HostGeneratedAnnotation)
+			}
+		})
 	}
 }

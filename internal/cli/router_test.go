@@ -1,8 +1,15 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/routeshift/routeshift/haproxy"
 )
 
 // TestRouterRefusesMutualTLS: a router asked for client-certificate
@@ -14,3 +21,161 @@ func TestRouterRefusesMutualTLS(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant a refusal naming ROUTER_MUTUAL_TLS_AUTH", code, stderr)
 	}
 }
+
+// unreachableKubeconfig writes a kubeconfig whose API server cannot be
+// reached (nothing listens on port 1): a command that gets as far as
+// talking to the cluster hangs or fails on the connection instead of
+// returning the error under test.
+func unreachableKubeconfig(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	const kubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- name: nowhere
+  cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}
+users:
+- name: nobody
+  user: {token: "x"}
+contexts:
+- name: nowhere
+  context: {cluster: nowhere, user: nobody}
+current-context: nowhere
+`
+	if err := os.WriteFile(p, []byte(kubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// runRouterCmd runs `routeshift router` with args (after a kubeconfig of an
+// unreachable cluster and a working directory) and fails the test if it
+// has not returned within 30 s, which means it got past the checks under
+// test to the cluster.
+func runRouterCmd(t *testing.T, args ...string) (stderr string, code int) {
+	t.Helper()
+	args = append([]string{"router", "--kubeconfig", unreachableKubeconfig(t), "--working-dir", t.TempDir()}, args...)
+	type result struct {
+		stderr string
+		code   int
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, stderr, code := run(t, "", args...)
+		done <- result{stderr, code}
+	}()
+	select {
+	case r := <-done:
+		return r.stderr, r.code
+	case <-time.After(30 * time.Second):
+		t.Fatalf("routeshift %s still running after 30s: it went on to the cluster", strings.Join(args, " "))
+		return "", 0
+	}
+}
+
+// noNamespace is the refusal of a router that knows no namespace, as
+// haproxy.Router.Run returns it and Execute prints it.
+const noNamespace = "error: ROUTER_SERVICE_NAMESPACE (or $POD_NAMESPACE) is required to write route status: " +
+	"the replicas of a router elect the one that writes in a Lease there; set it, or set ROUTER_UPDATE_STATUS=false\n"
+
+// TestRouterNeedsNamespace: a router that writes status (the default) and
+// is given neither ROUTER_SERVICE_NAMESPACE, --namespace nor $POD_NAMESPACE
+// refuses to start, naming the variables, before it talks to the cluster.
+func TestRouterNeedsNamespace(t *testing.T) {
+	t.Setenv("ROUTER_SERVICE_NAMESPACE", "")
+	t.Setenv("POD_NAMESPACE", "")
+	// Router metrics only: the HAProxy exporter would stay registered in
+	// haproxy.Registry after the refusal.
+	stderr, code := runRouterCmd(t, "--metrics-type=")
+	if code != 1 || stderr != noNamespace {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and\n%s", code, stderr, noNamespace)
+	}
+}
+
+// TestRouterNamespaceSources: where a router's namespace comes from, in
+// order: --namespace, ROUTER_SERVICE_NAMESPACE, $POD_NAMESPACE; with none
+// it is empty, which Router.Run refuses (TestRouterNeedsNamespace).
+func TestRouterNamespaceSources(t *testing.T) {
+	tests := []struct {
+		name                  string
+		serviceNS, podNS, arg string
+		want                  string
+	}{
+		{name: "none"},
+		{name: "POD_NAMESPACE", podNS: "pod-ns", want: "pod-ns"},
+		{name: "ROUTER_SERVICE_NAMESPACE wins over POD_NAMESPACE", serviceNS: "svc-ns", podNS: "pod-ns", want: "svc-ns"},
+		{name: "--namespace wins over both", serviceNS: "svc-ns", podNS: "pod-ns", arg: "flag-ns", want: "flag-ns"},
+		{name: "--namespace alone", arg: "flag-ns", want: "flag-ns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("ROUTER_SERVICE_NAMESPACE", tt.serviceNS)
+			t.Setenv("POD_NAMESPACE", tt.podNS)
+			fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
+			parse := haproxy.AddFlags(fs, os.Getenv)
+			var args []string
+			if tt.arg != "" {
+				args = []string{"--namespace", tt.arg}
+			}
+			if err := fs.Parse(args); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := parse()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Namespace != tt.want {
+				t.Errorf("namespace %q, want %q", cfg.Namespace, tt.want)
+			}
+		})
+	}
+}
+
+// TestRouterMetricsType: ROUTER_METRICS_TYPE (--metrics-type) accepts
+// "haproxy", the default, which adds the HAProxy exporter to the router's
+// /metrics registry, and "" (router metrics only), which only the flag can
+// give: an empty variable counts as unset. Other values are refused before
+// anything starts. Each accepted run goes on to the namespace refusal,
+// which comes before the cluster is reached.
+func TestRouterMetricsType(t *testing.T) {
+	tests := []struct {
+		name         string
+		env          *string // nil: unset
+		args         []string
+		wantExporter bool
+		wantStderr   string
+	}{
+		{name: "default", wantExporter: true, wantStderr: noNamespace},
+		{name: "haproxy", env: strPtr("haproxy"), wantExporter: true, wantStderr: noNamespace},
+		{name: "empty variable is unset", env: strPtr(""), wantExporter: true, wantStderr: noNamespace},
+		{name: "empty flag: router metrics only", env: strPtr("haproxy"), args: []string{"--metrics-type="}, wantStderr: noNamespace},
+		{name: "invalid variable", env: strPtr("prometheus"),
+			wantStderr: "error: ROUTER_METRICS_TYPE (--metrics-type) \"prometheus\": use one of , haproxy\n"},
+		{name: "invalid flag", args: []string{"--metrics-type", "openshift"},
+			wantStderr: "error: ROUTER_METRICS_TYPE (--metrics-type) \"openshift\": use one of , haproxy\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("ROUTER_SERVICE_NAMESPACE", "")
+			t.Setenv("POD_NAMESPACE", "")
+			if tt.env == nil {
+				t.Setenv("ROUTER_METRICS_TYPE", "")
+				os.Unsetenv("ROUTER_METRICS_TYPE")
+			} else {
+				t.Setenv("ROUTER_METRICS_TYPE", *tt.env)
+			}
+			stderr, code := runRouterCmd(t, tt.args...)
+			// Unregistering an exporter with the default columns removes
+			// the one the router registered, if it did.
+			exporter := haproxy.Registry.Unregister(haproxy.NewExporter(haproxy.Defaults().DataPlane, nil))
+			if code != 1 || stderr != tt.wantStderr {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and\n%s", code, stderr, tt.wantStderr)
+			}
+			if exporter != tt.wantExporter {
+				t.Errorf("HAProxy exporter registered: %v, want %v", exporter, tt.wantExporter)
+			}
+		})
+	}
+}
+
+func strPtr(s string) *string { return &s }

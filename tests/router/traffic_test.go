@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -93,9 +94,84 @@ func metric(t *testing.T, r *framework.Router, name string) float64 {
 	return 0
 }
 
+// scrape reads the router's /metrics as series ("name" or
+// "name{labels}", as written) and their values.
+func scrape(r *framework.Router) (map[string]float64, error) {
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", r.ListenPort))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /metrics: %s", resp.Status)
+	}
+	series := map[string]float64{}
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			return nil, fmt.Errorf("/metrics line %q has no value", line)
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			return nil, fmt.Errorf("/metrics line %q: %v", line, err)
+		}
+		series[line[:i]] = v
+	}
+	return series, nil
+}
+
+// routerMetricsAfterFirstLoad checks what /metrics holds once the router
+// has loaded a configuration and served ns/plain over HTTP: the seed's
+// reload and write timings with observations, HAProxy's counters of the
+// public frontend and of the plain route's backend and servers (columns
+// of ROUTER_METRICS_HAPROXY_EXPORTED's default), and the
+// exporter's own series reporting a successful scrape.
+func routerMetricsAfterFirstLoad(series map[string]float64, ns string) error {
+	var problems []string
+	atLeast := func(name string, min float64) {
+		if v, ok := series[name]; !ok || v < min {
+			problems = append(problems, fmt.Sprintf("%s = %v (present %v), want at least %v", name, v, ok, min))
+		}
+	}
+	atLeast("template_router_reload_seconds_count", 1)
+	atLeast("template_router_write_config_seconds_count", 1)
+	atLeast(`haproxy_frontend_connections_total{frontend="public"}`, 1)
+	atLeast(`haproxy_frontend_http_responses_total{code="2xx",frontend="public"}`, 1)
+	atLeast(fmt.Sprintf(`haproxy_backend_up{backend="be_http:%s:plain"}`, ns), 1)
+	// Server rows are exported (fewer servers than the threshold), so the
+	// response counters are the servers' and not the backend's.
+	anyAtLeast := func(prefix string, min float64) {
+		for name, v := range series {
+			if strings.HasPrefix(name, prefix) && v >= min {
+				return
+			}
+		}
+		problems = append(problems, fmt.Sprintf("no %s...} series is at least %v", prefix, min))
+	}
+	anyAtLeast(fmt.Sprintf(`haproxy_server_up{backend="be_http:%s:plain",server=`, ns), 1)
+	anyAtLeast(fmt.Sprintf(`haproxy_server_http_responses_total{backend="be_http:%s:plain",code="2xx",server=`, ns), 1)
+	atLeast("haproxy_exporter_up", 1)
+	atLeast("haproxy_exporter_total_scrapes", 1)
+	if v, ok := series["haproxy_exporter_csv_parse_failures"]; !ok || v != 0 {
+		problems = append(problems, fmt.Sprintf("haproxy_exporter_csv_parse_failures = %v (present %v), want 0", v, ok))
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "\n"))
+	}
+	return nil
+}
+
 // TestRouterServesTraffic: `routeshift router`, running with its service
 // account's permissions against the real API server, serves a Route
-// through HAProxy over HTTP and edge TLS, follows endpoint changes without
+// through HAProxy over HTTP and edge TLS, reports the reload timings and
+// HAProxy's counters on /metrics, follows endpoint changes without
 // reloading, and stops serving a deleted Route.
 func TestRouterServesTraffic(t *testing.T) {
 	cp := framework.Cluster(t)
@@ -133,6 +209,17 @@ func TestRouterServesTraffic(t *testing.T) {
 			return fmt.Errorf("%d %q %v", code, body, err)
 		}
 		return nil
+	})
+
+	// The first load is timed, and HAProxy's counters are exported. The
+	// exporter re-scrapes HAProxy at most every 5 s: retry until a scrape
+	// after the requests above.
+	framework.Eventually(t, "/metrics after the first load", func() error {
+		series, err := scrape(r)
+		if err != nil {
+			return err
+		}
+		return routerMetricsAfterFirstLoad(series, ns)
 	})
 
 	// A second endpoint: reached through the runtime API, no reload.
