@@ -502,3 +502,28 @@ func writeTempFile(t testing.TB, name, content string) string {
 	}
 	return p
 }
+
+// summaryCount is the number of observations of a summary of the
+// package's Registry.
+func summaryCount(t testing.TB, name string) uint64 {
+	t.Helper()
+	mfs, err := Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetSummary().GetSampleCount()
+		}
+	}
+	t.Fatalf("no summary %s in the registry", name)
+	return 0
+}
+
+// allowWildcardRoutes makes the router admit routes with wildcardPolicy
+// Subdomain (ROUTER_ALLOW_WILDCARD_ROUTES). It replaces the store: call it
+// before adding routes or endpoints.
+func (r *trafficRouter) allowWildcardRoutes() *trafficRouter {
+	r.store = NewStore(AdmissionConfig{AllowLoopbackEndpoints: true, AllowWildcardRoutes: true})
+	return r
+}

@@ -409,3 +409,103 @@ func TestTrafficAddServerEveryBalance(t *testing.T) {
 		t.Errorf("%v runtime API updates failed", n)
 	}
 }
+
+// TestTrafficReloadInterval: RELOAD_INTERVAL coalesces reloads. A route
+// change after an idle interval is loaded at once; the changes that follow
+// within the interval are each applied (rendered and written) on their
+// own but wait, unserved, and are loaded together by a single reload, no
+// earlier than the interval after the previous one.
+func TestTrafficReloadInterval(t *testing.T) {
+	const interval = 2 * time.Second
+	r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.ReloadInterval = interval })
+	web := newBackend(t, "web", nil, nil)
+	r.endpoints("ns", "web", web)
+	r.route(rt("ns", "base", "base.example.com", 1, toService("web")))
+	started := time.Now()
+	r.start()
+	ready := time.Now()
+	wantServed(t, "base.example.com", r.get("base.example.com", "/"), "web")
+	base := r.reloads()
+	metricBase := counterValue(t, "routeshift_router_reloads_total")
+
+	// Once the interval has passed since the initial load, a change is
+	// loaded at once. The process checks for pending changes on a ticker
+	// started with it, every interval: publish just after a tick, so that
+	// a change left for the next tick would be served most of an interval
+	// later.
+	at := started.Add(interval + interval/20)
+	for at.Before(ready.Add(interval)) {
+		at = at.Add(interval)
+	}
+	time.Sleep(time.Until(at))
+	published := time.Now()
+	r.route(rt("ns", "first", "first.example.com", 2, toService("web")))
+	r.publish()
+	r.servedBy("first.example.com", "/", "web")
+	took := time.Since(published)
+	t.Logf("the first change was served %v after it was published", took.Round(time.Millisecond))
+	if took > interval*3/4 {
+		t.Errorf("the first change after an idle interval was served %v after it was published, want at once (well under the interval %v)", took, interval)
+	}
+	if n := r.reloads(); n != base+1 {
+		t.Fatalf("the first change took %d reloads, want 1", n-base)
+	}
+
+	// Changes in quick succession, each seen by the process on its own
+	// (the feed would merge snapshots published faster than the process
+	// takes them).
+	hosts := []string{"batch-1.example.com", "batch-2.example.com", "batch-3.example.com", "batch-4.example.com"}
+	applied := summaryCount(t, "template_router_write_config_seconds")
+	for i, h := range hosts {
+		r.route(rt("ns", fmt.Sprintf("batch-%d", i+1), h, 3+i, toService("web")))
+		r.publish()
+		applied++
+		poll(t, 10*time.Second, 2*time.Millisecond, h+" applied by the process", func() error {
+			if n := summaryCount(t, "template_router_write_config_seconds"); n < applied {
+				return fmt.Errorf("%d configurations written, want %d", n, applied)
+			}
+			return nil
+		})
+	}
+	// No reload can happen before the interval has passed since the
+	// previous one, which ended after published.
+	pendingReplies := map[string]reply{}
+	for _, h := range hosts {
+		pendingReplies[h] = r.get(h, "/")
+	}
+	pendingReloads := r.reloads()
+	elapsed := time.Since(published)
+	t.Logf("the batch was applied and checked %v after the first change was published", elapsed.Round(time.Millisecond))
+	if elapsed >= interval {
+		t.Fatalf("publishing the batch took until %v after the first change, longer than the interval %v: the machine is too slow for this test", elapsed, interval)
+	}
+	if pendingReloads != base+1 {
+		t.Errorf("HAProxy reloaded %d times within the interval after the first change's reload, want 0", pendingReloads-base-1)
+	}
+	for _, h := range hosts {
+		wantNotServed(t, h+" within the interval after the previous reload", pendingReplies[h])
+	}
+
+	// One reload loads the whole batch, not before the interval.
+	if n := r.waitReloads(base + 2); n != base+2 {
+		t.Errorf("the master reports %d reloads after the first change's, want 1", n-base-1)
+	}
+	since := time.Since(published)
+	t.Logf("the batch was loaded %v after the first change was published", since.Round(time.Millisecond))
+	if since < interval {
+		t.Errorf("the batch was loaded %v after the first change was published, want at least the interval %v", since, interval)
+	}
+	for _, h := range hosts {
+		r.servedBy(h, "/", "web")
+	}
+	wantServed(t, "first.example.com after the batch", r.get("first.example.com", "/"), "web")
+	if n := r.reloads(); n != base+2 {
+		t.Errorf("the batch of %d changes took %d reloads, want 1", len(hosts), n-base-1)
+	}
+	eventually(t, 10*time.Second, "routeshift_router_reloads_total counts the 2 reloads", func() error {
+		if n := counterValue(t, "routeshift_router_reloads_total") - metricBase; n != 2 {
+			return fmt.Errorf("grew by %v, want 2", n)
+		}
+		return nil
+	})
+}

@@ -456,3 +456,61 @@ func TestTrafficUnknownHost(t *testing.T) {
 		t.Errorf("request without a route's host: %v, want 503", x)
 	}
 }
+
+// TestTrafficWildcardRoutes: with wildcard routes allowed, a route with
+// wildcardPolicy Subdomain and host wildcard.example.test serves every host
+// of one more label in example.test (as OpenShift's [^\.]*\. pattern),
+// its own host included; routes of exact hosts in the domain take their
+// host (and only the paths they route); deeper subdomains, the domain
+// itself and other domains are not served. A wildcard route with a path
+// serves that path on every host of its domain.
+func TestTrafficWildcardRoutes(t *testing.T) {
+	r := newTrafficRouter(t).allowWildcardRoutes()
+	for _, name := range []string{"wild", "exact", "only", "api"} {
+		r.endpoints("ns", name, newBackend(t, name, nil, nil))
+	}
+	r.endpoints("other", "intruder", newBackend(t, "intruder", nil, nil))
+	r.route(rt("ns", "wild", "wildcard.example.test", 1, toService("wild"), wildcard))
+	r.route(rt("ns", "exact", "exact.example.test", 2, toService("exact")))
+	r.route(rt("ns", "only", "only.example.test", 3, toService("only"), withPath("/only")))
+	r.route(rt("ns", "api", "api.paths.test", 4, toService("api"), withPath("/api"), wildcard))
+	// A younger route of another namespace under the wildcard route's
+	// domain loses the claim: its host is the wildcard route's.
+	r.route(rt("other", "intruder", "intruder.example.test", 5, toService("intruder")))
+	r.start()
+
+	for _, c := range []struct {
+		host, path string
+		servedBy   string // "" = the router's 503
+	}{
+		{"anything.example.test", "/", "wild"},
+		{"anything.example.test", "/some/path?q=1", "wild"},
+		{"wildcard.example.test", "/", "wild"},
+		{"Mixed-Case.Example.TEST", "/", "wild"},
+		{"with-port.example.test:8080", "/", "wild"},
+		{"trailing-dot.example.test.", "/", "wild"},
+		{"exact.example.test", "/", "exact"},
+		{"exact.example.test", "/deeper/path", "exact"},
+		{"only.example.test", "/only", "only"},
+		{"only.example.test", "/only/x", "only"},
+		{"only.example.test", "/other", "wild"},
+		{"intruder.example.test", "/", "wild"},
+		{"a.b.example.test", "/", ""},
+		{"example.test", "/", ""},
+		{"anything.example.org", "/", ""},
+		{"anything.example.test.org", "/", ""},
+		{"x.paths.test", "/api", "api"},
+		{"api.paths.test", "/api/v1", "api"},
+		{"x.paths.test", "/", ""},
+		{"x.paths.test", "/apix", ""},
+		{"a.b.paths.test", "/api", ""},
+	} {
+		what := "http://" + c.host + c.path
+		x := fetch(r.client(clientOptions{}), what)
+		if c.servedBy == "" {
+			wantNotServed(t, what, x)
+		} else {
+			wantServed(t, what, x, c.servedBy)
+		}
+	}
+}

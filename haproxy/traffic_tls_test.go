@@ -523,3 +523,70 @@ func TestTrafficHTTP2(t *testing.T) {
 		t.Errorf("HTTP/2 request for another host than the SNI name: %d %s, want 421", code, proto)
 	}
 }
+
+// TestTrafficWildcardTLS: wildcard routes over TLS. An edge wildcard route
+// serves HTTPS for every host of one more label in its domain with its own
+// certificate, chosen by SNI; a passthrough wildcard route is reached by
+// SNI and the client sees the backend's certificate. Routes of exact hosts
+// in those domains take their host (their certificate, their backend);
+// deeper subdomains get the default certificate and the router's 503.
+func TestTrafficWildcardTLS(t *testing.T) {
+	_, defaultLeaf := routerDefaultCertificate(t)
+	r := newTrafficRouter(t, func(d *DataPlaneConfig) {
+		d.DefaultCertificate = string(defaultLeaf.CertPEM) + string(defaultLeaf.KeyPEM)
+	}).allowWildcardRoutes()
+	edge, passthrough := routecore.TLSTerminationEdge, routecore.TLSTerminationPassthrough
+
+	// Edge: the wildcard route's certificate is for *.edge.test.
+	routeCA := newCA(t, "route CA")
+	wildLeaf, exactLeaf := issue(t, routeCA, "*.edge.test"), issue(t, routeCA, "exact.edge.test")
+	r.endpoints("ns", "web", newBackend(t, "web", nil, nil))
+	r.endpoints("ns", "exact-web", newBackend(t, "exact-web", nil, nil))
+	r.route(rt("ns", "edge-wild", "www.edge.test", 1, toService("web"), wildcard, terminated(edge, "", wildLeaf, routeCA)))
+	r.route(rt("ns", "edge-exact", "exact.edge.test", 2, toService("exact-web"), terminated(edge, "", exactLeaf, routeCA)))
+
+	// Passthrough: the backends terminate TLS with their own certificates.
+	podCA := newCA(t, "pod CA")
+	podLeaf, exactPodLeaf := issue(t, podCA, "*.pass.test"), issue(t, podCA, "exact.pass.test")
+	r.endpoints("ns", "pod", newBackend(t, "pod", nil, tlsServerConfig(t, podLeaf)))
+	r.endpoints("ns", "exact-pod", newBackend(t, "exact-pod", nil, tlsServerConfig(t, exactPodLeaf)))
+	r.route(rt("ns", "pass-wild", "www.pass.test", 3, toService("pod"), wildcard, terminated(passthrough, "", nil, nil)))
+	r.route(rt("ns", "pass-exact", "exact.pass.test", 4, toService("exact-pod"), terminated(passthrough, "", nil, nil)))
+	r.start()
+
+	for _, c := range []struct {
+		host     string
+		roots    *x509.CertPool // verify the router's answer; nil: no verification
+		servedBy string         // "" = the router's 503
+		cert     *certs.KeyPair // the certificate the client sees
+	}{
+		{"x.edge.test", pool(routeCA), "web", wildLeaf},
+		{"www.edge.test", pool(routeCA), "web", wildLeaf},
+		{"exact.edge.test", pool(routeCA), "exact-web", exactLeaf},
+		{"a.b.edge.test", nil, "", defaultLeaf},
+		{"edge.test", nil, "", defaultLeaf},
+		{"y.pass.test", pool(podCA), "pod", podLeaf},
+		{"www.pass.test", pool(podCA), "pod", podLeaf},
+		{"exact.pass.test", pool(podCA), "exact-pod", exactPodLeaf},
+		{"a.b.pass.test", nil, "", defaultLeaf},
+		{"pass.test", nil, "", defaultLeaf},
+	} {
+		url := "https://" + c.host + "/"
+		x := fetch(r.client(clientOptions{roots: c.roots}), url)
+		if c.servedBy == "" {
+			wantNotServed(t, url, x)
+		} else {
+			wantServed(t, url, x, c.servedBy)
+		}
+		if !sameCert(x.tls, c.cert) {
+			t.Errorf("%s: the client saw %s, want %s", url, leafName(x.tls), c.cert.Cert.Subject.CommonName)
+		}
+		// The bare handshake with SNI: the certificate is chosen before
+		// any request.
+		if state, err := r.handshake(c.host, c.roots); err != nil || !sameCert(state, c.cert) {
+			t.Errorf("tls.Dial with SNI %s: %v, leaf %s; want %s", c.host, err, leafName(state), c.cert.Cert.Subject.CommonName)
+		}
+	}
+	// Edge without an insecure policy: no plain HTTP, wildcard or not.
+	wantNotServed(t, "http://x.edge.test/", r.get("x.edge.test", "/"))
+}
