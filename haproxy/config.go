@@ -211,7 +211,7 @@ var Settings = []Setting{
 	{"DEFAULT_CERTIFICATE_PATH", "default-certificate-path", "", "file with the default certificate and key (if DEFAULT_CERTIFICATE is empty)", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificatePath })},
 	{"DEFAULT_CERTIFICATE_DIR", "default-certificate-dir", "", "directory with tls.crt (and tls.key) of the default certificate (if the two above are empty); checked every 10s and loaded when renewed", str(func(c *Config) *string { return &c.DataPlane.DefaultCertificateDir })},
 	{"DEFAULT_DESTINATION_CA_PATH", "default-destination-ca-path", ServiceCAPath, "CA file that verifies the endpoints of reencrypt routes without destinationCACertificate (OpenShift's service CA where it exists), read every 10s: a rotated CA is loaded with a hitless reload; while the file does not exist such endpoints are not verified", str(func(c *Config) *string { return &c.DataPlane.DefaultDestinationCAPath })},
-	{"ROUTER_CIPHERS", "ciphers", "intermediate", "cipher profile (modern, intermediate, old) or a ':'-separated OpenSSL cipher list", ciphers},
+	{"ROUTER_CIPHERS", "ciphers", "intermediate", "cipher profile (modern, intermediate, old: Mozilla's current TLS 1.2 lists, intermediate without CBC suites) or a ':'-separated OpenSSL cipher list", ciphers},
 	{"ROUTER_DISABLE_HTTP2", "disable-http2", "true", "false lets TLS clients of edge and reencrypt routes with their own certificate use HTTP/2 (ALPN h2); endpoints are still spoken to in HTTP/1.1, and connections with the default certificate stay HTTP/1.1, since browsers would reuse them for other hosts", boolean(func(c *Config) *bool { return &c.DataPlane.DisableHTTP2 })},
 	{"ROUTER_CIPHERSUITES", "ciphersuites", "", "':'-separated TLS 1.3 cipher suites (empty: TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384 and TLS_CHACHA20_POLY1305_SHA256)", str(func(c *Config) *string { return &c.DataPlane.CipherSuites })},
 	{"ROUTER_CURVES", "curves", "", "':'-separated key-exchange groups offered to TLS clients, e.g. X25519:P-256 (empty: OpenSSL's)", str(func(c *Config) *string { return &c.DataPlane.Curves })},
@@ -242,7 +242,7 @@ var Settings = []Setting{
 	{"ROUTER_LOAD_BALANCE_ALGORITHM", "load-balance-algorithm", "leastconn", "balance algorithm of HTTP, edge and reencrypt routes with one active service (several weighted services get roundrobin): roundrobin, leastconn, source or random", balance(func(c *Config) *string { return &c.DataPlane.LoadBalanceAlgorithm })},
 	{"ROUTER_TCP_BALANCE_SCHEME", "tcp-balance-scheme", "source", "balance algorithm of passthrough routes with one active service (several weighted services get roundrobin): roundrobin, leastconn, source or random", balance(func(c *Config) *string { return &c.DataPlane.TCPBalanceScheme })},
 	{"ROUTER_COOKIE_NAME", "cookie-name", "", "name of every route's sticky-session cookie (default: a hash of the route)", cookieName},
-	{"ROUTER_BACKEND_PROCESS_ENDPOINTS", "backend-process-endpoints", "", `"shuffle" randomises the order of endpoints in backends`, oneOf(func(c *Config) *string { return &c.DataPlane.BackendProcessEndpoints }, "", "shuffle")},
+	{"ROUTER_BACKEND_PROCESS_ENDPOINTS", "backend-process-endpoints", "", `"shuffle" randomises the order in which new endpoints take server slots (endpoints keep their slots while they stay)`, oneOf(func(c *Config) *string { return &c.DataPlane.BackendProcessEndpoints }, "", "shuffle")},
 
 	// Responses.
 	{"ROUTER_ENABLE_COMPRESSION", "enable-compression", "false", "compress responses of the ROUTER_COMPRESSION_MIME types", boolean(func(c *Config) *bool { return &c.DataPlane.EnableCompression })},
@@ -273,7 +273,7 @@ var Settings = []Setting{
 	{"ROUTER_METRICS_HAPROXY_SERVER_THRESHOLD", "metrics-haproxy-server-threshold", "500", "above this many servers, per-server metrics are replaced by per-backend ones", positive(func(c *Config) *int { return &c.DataPlane.MetricsServerThreshold })},
 	{"ROUTER_METRICS_HAPROXY_BASE_SCRAPE_INTERVAL", "metrics-haproxy-base-scrape-interval", "5s", "interval of HAProxy statistics scrapes, per 1000 rows", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.MetricsScrapeInterval })},
 	{"ROUTER_METRICS_HAPROXY_TIMEOUT", "metrics-haproxy-timeout", "5s", "timeout of a HAProxy statistics scrape", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.MetricsTimeout })},
-	{"ROUTER_METRICS_HAPROXY_EXPORTED", "metrics-haproxy-exported", "2,4,5,7,8,9,13,14,17,21,24,33,35,40,43,60", "comma-separated HAProxy CSV columns exported as metrics", csvIndexes},
+	{"ROUTER_METRICS_HAPROXY_EXPORTED", "metrics-haproxy-exported", "2,4,5,7,8,9,13,14,17,21,24,33,35,40,43,60", "comma-separated HAProxy CSV columns exported as metrics; columns outside the default list have no metric and are ignored", csvIndexes},
 
 	// Configuration and reloads.
 	{"ROUTER_WORKING_DIR", "working-dir", "/var/lib/routeshift", "directory for haproxy.cfg, maps, certificates (0600) and sockets", str(func(c *Config) *string { return &c.DataPlane.WorkingDir })},
