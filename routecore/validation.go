@@ -3,6 +3,7 @@ package routecore
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -208,6 +209,13 @@ func (c *check) path() field.ErrorList {
 		// admitted and never served.
 		if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 			errs = append(errs, field.Invalid(path, p, "cannot contain control characters such as tabs or newlines"))
+		}
+		// Nor bytes that are not UTF-8 (the API server's JSON decoding
+		// replaces them, but Go callers of routecore can pass them): the
+		// rewrite-target rule built from the path would be no valid
+		// regular expression.
+		if !utf8.ValidString(p) {
+			errs = append(errs, field.Invalid(path, p, "must be valid UTF-8"))
 		}
 	}
 	return errs

@@ -86,6 +86,8 @@ func TestValidateRoute(t *testing.T) {
 			want: []string{`spec.path: Invalid value: "/a\tb": cannot contain control characters such as tabs or newlines`}},
 		{name: "path with a NUL", route: route(func(r *Route) { r.Spec.Path = "/\x00" }),
 			want: []string{`spec.path: Invalid value: "/\x00": cannot contain control characters such as tabs or newlines`}},
+		{name: "path that is not UTF-8", route: route(func(r *Route) { r.Spec.Path = "/\xe2" }),
+			want: []string{`spec.path: Invalid value: "/\xe2": must be valid UTF-8`}},
 
 		// 2.F backends
 		{name: "weights 0 and 256", route: route(func(r *Route) {
