@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/routeshift/routeshift/ingress"
 	"github.com/routeshift/routeshift/routecore"
@@ -28,6 +30,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The benchmark's own clients log nothing worth reading.
+	logf.SetLogger(logr.Discard())
 	os.Exit(framework.MainWith(m, framework.Options{Controller: true, LogLevel: "info"}))
 }
 
