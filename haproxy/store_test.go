@@ -124,13 +124,7 @@ func TestNamespaceShardRelabel(t *testing.T) {
 	in := []string{"other/o admitted", "team/api admitted", "team/web admitted"}
 	out := []string{"other/o admitted", "team/api ignored", "team/web ignored"}
 	both := []string{"team/api", "team/web"}
-	steps := []struct {
-		name    string
-		do      func()
-		want    []string
-		served  []string
-		changed []string
-	}{
+	steps := []shardStep{
 		{"namespace not known yet", func() {}, out, []string{"other/o"}, []string{"other/o", "team/api", "team/web"}},
 		{"labels do not match", func() { s.SetNamespace("team", map[string]string{"shard": "b"}) }, out, []string{"other/o"}, nil},
 		{"relabelled into the shard", func() { s.SetNamespace("team", map[string]string{"shard": "a", "tier": "x"}) },
@@ -152,6 +146,16 @@ func TestNamespaceShardRelabel(t *testing.T) {
 	}
 }
 
+// shardStep is one step of the namespace shard tests: what it does, the
+// decisions, served routes and changed routes it must give.
+type shardStep struct {
+	name    string
+	do      func()
+	want    []string
+	served  []string
+	changed []string
+}
+
 // TestNamespaceShardAge: a route whose namespace is relabelled into the
 // shard is judged by its age like any other: older than the holder of its
 // host in another namespace, it takes the host, and gives it back when it
@@ -165,13 +169,7 @@ func TestNamespaceShardAge(t *testing.T) {
 	xHolds := []string{"nsx/x admitted", "nsy/y ignored"}
 	yHolds := []string{"nsy/y admitted", "nsx/x rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than x"}
 	both := []string{"nsx/x", "nsy/y"}
-	steps := []struct {
-		name    string
-		do      func()
-		want    []string
-		served  []string
-		changed []string
-	}{
+	steps := []shardStep{
 		{"younger route holds the host", func() {}, xHolds, []string{"nsx/x"}, both},
 		{"older route's namespace relabelled in", func() { s.SetNamespace("nsy", map[string]string{"shard": "a"}) }, yHolds, []string{"nsy/y"}, both},
 		{"relabelled out", func() { s.SetNamespace("nsy", map[string]string{"shard": "b"}) }, xHolds, []string{"nsx/x"}, both},

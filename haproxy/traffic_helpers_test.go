@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
+	dto "github.com/prometheus/client_model/go"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -479,17 +480,31 @@ func (r *trafficRouter) servedBy(host, path, name string) {
 // counterValue is the value of a counter of the package's Registry.
 func counterValue(t testing.TB, name string) float64 {
 	t.Helper()
+	return registryMetric(t, name).GetCounter().GetValue()
+}
+
+// summaryCount is the number of observations of a summary of the
+// package's Registry.
+func summaryCount(t testing.TB, name string) uint64 {
+	t.Helper()
+	return registryMetric(t, name).GetSummary().GetSampleCount()
+}
+
+// registryMetric is the one series of a metric without labels in the
+// package's Registry.
+func registryMetric(t testing.TB, name string) *dto.Metric {
+	t.Helper()
 	mfs, err := Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, mf := range mfs {
 		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0].GetCounter().GetValue()
+			return mf.GetMetric()[0]
 		}
 	}
-	t.Fatalf("no counter %s in the registry", name)
-	return 0
+	t.Fatalf("no metric %s in the registry", name)
+	return nil
 }
 
 // writeTempFile writes a file in a temporary directory and returns its
@@ -501,23 +516,6 @@ func writeTempFile(t testing.TB, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// summaryCount is the number of observations of a summary of the
-// package's Registry.
-func summaryCount(t testing.TB, name string) uint64 {
-	t.Helper()
-	mfs, err := Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0].GetSummary().GetSampleCount()
-		}
-	}
-	t.Fatalf("no summary %s in the registry", name)
-	return 0
 }
 
 // allowWildcardRoutes makes the router admit routes with wildcardPolicy
