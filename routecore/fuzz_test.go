@@ -41,7 +41,7 @@ func checkDefaultValidate(t *testing.T, r *Route) {
 	}
 	Default(old, r, DefaultOptions{})
 	_ = ValidateRouteUpdate(old, r, ValidateOptions{})
-	_ = Warnings(r)
+	_ = Warnings(r, WarningOptions{GeneratedHostSuffix: DefaultRouteSuffix})
 }
 
 func FuzzDefaultValidateJSON(f *testing.F) {

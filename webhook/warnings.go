@@ -24,7 +24,11 @@ func IndexRouteHost(o client.Object) []string {
 // warnings are routecore's warnings plus what needs the cluster: the host is
 // already held by an older Route in another namespace.
 func (s *Server) warnings(ctx context.Context, r *review) []string {
-	return append(routecore.Warnings(r.route), s.claimWarnings(ctx, r)...)
+	var opts routecore.WarningOptions
+	if r.old == nil {
+		opts.GeneratedHostSuffix = s.defaults.RouteSuffix
+	}
+	return append(routecore.Warnings(r.route, opts), s.claimWarnings(ctx, r)...)
 }
 
 func (s *Server) claimWarnings(ctx context.Context, r *review) []string {

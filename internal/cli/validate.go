@@ -84,8 +84,8 @@ func (o *validateOptions) run(stdin io.Reader, stdout, stderr io.Writer) error {
 			r.Namespace = o.namespace
 		}
 		routecore.Default(r, nil, routecore.DefaultOptions{RouteSuffix: o.routeSuffix})
-		for _, w := range routecore.Warnings(r) {
-			fmt.Fprintln(stderr, "Warning:", w)
+		for _, w := range routecore.Warnings(r, routecore.WarningOptions{GeneratedHostSuffix: o.routeSuffix}) {
+			fmt.Fprintf(stderr, "Warning: %s/%s: %s\n", r.Namespace, r.Name, w)
 		}
 		if errs := routecore.ValidateRoute(r, routecore.ValidateOptions{SkipCertificateChecks: o.skipCerts}); len(errs) > 0 {
 			invalid++

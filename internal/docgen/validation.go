@@ -598,6 +598,9 @@ func warningExamples() []example {
 		rule: "Host and subdomain both set", shows: "`host` and `subdomain: shop`",
 		route: func(r *routecore.Route) { r.Spec.Subdomain = "shop" },
 	}, {
+		rule: "On create, a host marked generated that this cluster would not generate (exported from another cluster)", shows: "`openshift.io/host.generated: \"true\"` with `host: example-demo.apps.ocp.example.com`",
+		route: both(annotate(routecore.HostGeneratedAnnotation, "true"), func(r *routecore.Route) { r.Spec.Host = "example-demo.apps.ocp.example.com" }),
+	}, {
 		rule: "Unknown key under `*.router.openshift.io/` or `routeshift.io/`, with the closest known key", shows: "`haproxy.router.openshift.io/timout: 5s`",
 		route: annotate("haproxy.router.openshift.io/timout", "5s"),
 	}, {
@@ -677,7 +680,7 @@ func warningRow(e example) (row, error) {
 	if len(errs) > 0 {
 		return row{}, fmt.Errorf("warning example %q: refused: %s", e.rule, errs.ToAggregate())
 	}
-	warnings := routecore.Warnings(route)
+	warnings := routecore.Warnings(route, routecore.WarningOptions{GeneratedHostSuffix: routecore.DefaultRouteSuffix})
 	if len(warnings) == 0 {
 		return row{}, fmt.Errorf("warning example %q: no warning", e.rule)
 	}
