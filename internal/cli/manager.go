@@ -32,6 +32,7 @@ type managerOptions struct {
 	logLevel          string
 	metricsAddr       string
 	probeAddr         string
+	pprofAddr         string
 	leaderElect       bool
 	leaderElectionNS  string
 	leaderElectionApp bool
@@ -44,6 +45,7 @@ func (o *managerOptions) addFlags(f *pflag.FlagSet, leaderElection bool) {
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: info, or debug for every admission decision and Route write")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `address of /metrics ("0" turns it off)`)
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	f.StringVar(&o.pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles, for diagnosing CPU or memory use (empty: off; bind it to localhost)")
 	if leaderElection {
 		o.leaderElectionApp = true
 		ns := os.Getenv("POD_NAMESPACE")
@@ -117,6 +119,7 @@ func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhoo
 		Scheme:                  scheme(),
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
+		PprofBindAddress:        o.pprofAddr,
 		GracefulShutdownTimeout: &shutdown,
 		LeaderElection:          o.leaderElect && ctl != nil,
 		LeaderElectionID:        "routeshift-ingress-to-route",

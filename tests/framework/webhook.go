@@ -81,6 +81,9 @@ func (cp *ControlPlane) startWebhook(opts Options) (*Webhook, error) {
 	if opts.Controller {
 		w.args = append(w.args, "--leader-election-namespace", "routeshift")
 	}
+	if addr := os.Getenv("ROUTESHIFT_PPROF"); addr != "" {
+		w.args = append(w.args, "--pprof-bind-address", addr) // profiling a benchmark by hand
+	}
 	return w, w.Start()
 }
 
