@@ -148,7 +148,10 @@ type DataPlaneConfig struct {
 	// ListenAddr serves /healthz, /healthz/ready and /metrics.
 	ListenAddr string
 	// MetricsType is "haproxy" (the only type) or "" for router metrics only.
-	MetricsType             string
+	MetricsType string
+	// MetricsAuth is who may read /metrics: MetricsAuthKubernetes,
+	// MetricsAuthBasic or MetricsAuthNone (AddFlags resolves "auto").
+	MetricsAuth             string
 	MetricsServerThreshold  int
 	MetricsScrapeInterval   time.Duration
 	MetricsTimeout          time.Duration
@@ -270,6 +273,7 @@ var Settings = []Setting{
 	{"STATS_PASSWORD_FILE", "stats-password-file", "", "file whose content (one line) replaces STATS_PASSWORD, e.g. a mounted Secret key", fileContent(func(c *Config) *string { return &c.DataPlane.StatsPassword })},
 	{"ROUTER_LISTEN_ADDR", "listen-addr", "0.0.0.0:1936", "address of /healthz, /healthz/ready and /metrics", str(func(c *Config) *string { return &c.DataPlane.ListenAddr })},
 	{"ROUTER_METRICS_TYPE", "metrics-type", "haproxy", `"haproxy" adds HAProxy's counters to /metrics (the only type); the flag set empty (--metrics-type=) leaves them out`, oneOf(func(c *Config) *string { return &c.DataPlane.MetricsType }, "", "haproxy")},
+	{"ROUTER_METRICS_AUTH", "metrics-auth", "auto", "who may read /metrics: kubernetes (a bearer token whose user may get routers/metrics named ROUTER_SERVICE_NAME in route.openshift.io, checked with a TokenReview and a SubjectAccessReview, as OpenShift's router does), basic (STATS_USERNAME and STATS_PASSWORD), none (anyone who reaches ROUTER_LISTEN_ADDR), or auto: basic when both are set, else kubernetes; /healthz and /healthz/ready stay open (routeshift extension)", oneOf(func(c *Config) *string { return &c.DataPlane.MetricsAuth }, "auto", MetricsAuthKubernetes, MetricsAuthBasic, MetricsAuthNone)},
 	{"ROUTER_METRICS_HAPROXY_SERVER_THRESHOLD", "metrics-haproxy-server-threshold", "500", "above this many servers, per-server metrics are replaced by per-backend ones", positive(func(c *Config) *int { return &c.DataPlane.MetricsServerThreshold })},
 	{"ROUTER_METRICS_HAPROXY_BASE_SCRAPE_INTERVAL", "metrics-haproxy-base-scrape-interval", "5s", "interval of HAProxy statistics scrapes, per 1000 rows", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.MetricsScrapeInterval })},
 	{"ROUTER_METRICS_HAPROXY_TIMEOUT", "metrics-haproxy-timeout", "5s", "timeout of a HAProxy statistics scrape", timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.MetricsTimeout })},
@@ -297,7 +301,7 @@ var Superseded = map[string]string{
 	"ROUTER_ENABLE_EXTERNAL_CERTIFICATE":   "spec.tls.externalCertificate is always supported",
 	"ROUTER_WATCH_ENDPOINTS":               "the router always watches EndpointSlices",
 	"ROUTER_BIND_PORTS_BEFORE_SYNC":        "the ports are bound before the first sync unless ROUTER_BIND_PORTS_AFTER_SYNC is true",
-	"ROUTER_METRICS_TLS_CERT_FILE":         "/metrics on ROUTER_LISTEN_ADDR is served without TLS; restrict access to it with a NetworkPolicy",
+	"ROUTER_METRICS_TLS_CERT_FILE":         "/metrics on ROUTER_LISTEN_ADDR is served without TLS; ROUTER_METRICS_AUTH decides who may read it",
 	"ROUTER_MUTUAL_TLS_AUTH_CA":            "the router has no client-certificate authentication",
 	"ROUTER_MUTUAL_TLS_AUTH_CRL":           "the router has no client-certificate authentication",
 	"ROUTER_MUTUAL_TLS_AUTH_FILTER":        "the router has no client-certificate authentication",
@@ -334,6 +338,7 @@ func Defaults() Config {
 			panic(fmt.Sprintf("setting %s: default %q: %v", s.Env, s.Default, err))
 		}
 	}
+	_ = c.DataPlane.resolveMetricsAuth() // auto without credentials: kubernetes
 	return c
 }
 
@@ -365,8 +370,33 @@ func AddFlags(fs *pflag.FlagSet, getenv func(string) string) func() (Config, err
 		if c.Namespace == "" {
 			c.Namespace = getenv("POD_NAMESPACE")
 		}
+		if err := c.DataPlane.resolveMetricsAuth(); err != nil {
+			errs = append(errs, err)
+		}
 		return c, errors.Join(errs...)
 	}
+}
+
+// Who may read the router's /metrics (ROUTER_METRICS_AUTH).
+const (
+	MetricsAuthKubernetes = "kubernetes"
+	MetricsAuthBasic      = "basic"
+	MetricsAuthNone       = "none"
+)
+
+// resolveMetricsAuth turns "auto" into basic when the stats credentials
+// are both set, else kubernetes, and refuses basic without them.
+func (d *DataPlaneConfig) resolveMetricsAuth() error {
+	both := d.StatsUsername != "" && d.StatsPassword != ""
+	switch {
+	case d.MetricsAuth == "auto" && both:
+		d.MetricsAuth = MetricsAuthBasic
+	case d.MetricsAuth == "auto":
+		d.MetricsAuth = MetricsAuthKubernetes
+	case d.MetricsAuth == MetricsAuthBasic && !both:
+		return errors.New("ROUTER_METRICS_AUTH (--metrics-auth) basic: set STATS_USERNAME and STATS_PASSWORD (or their _FILE variants), or choose kubernetes")
+	}
+	return nil
 }
 
 func str(field func(*Config) *string) func(*Config, string) error {

@@ -172,3 +172,46 @@ func TestBooleanSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsAuth: auto means basic with both stats credentials, else
+// kubernetes; basic without them is refused with what to set.
+func TestMetricsAuth(t *testing.T) {
+	cases := []struct {
+		name    string
+		env     map[string]string
+		want    string
+		wantErr string
+	}{
+		{"default", nil, MetricsAuthKubernetes, ""},
+		{"auto with credentials", map[string]string{"STATS_USERNAME": "u", "STATS_PASSWORD": "p"}, MetricsAuthBasic, ""},
+		{"auto with a user only", map[string]string{"STATS_USERNAME": "u"}, MetricsAuthKubernetes, ""},
+		{"kubernetes despite credentials", map[string]string{"STATS_USERNAME": "u", "STATS_PASSWORD": "p", "ROUTER_METRICS_AUTH": "kubernetes"}, MetricsAuthKubernetes, ""},
+		{"none", map[string]string{"ROUTER_METRICS_AUTH": "none"}, MetricsAuthNone, ""},
+		{"basic without credentials", map[string]string{"ROUTER_METRICS_AUTH": "basic", "STATS_USERNAME": "u"}, "",
+			"ROUTER_METRICS_AUTH (--metrics-auth) basic: set STATS_USERNAME and STATS_PASSWORD"},
+		{"unknown", map[string]string{"ROUTER_METRICS_AUTH": "token"}, "",
+			`ROUTER_METRICS_AUTH (--metrics-auth) "token": use one of auto, kubernetes, basic, none`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
+			parse := AddFlags(fs, func(k string) string { return c.env[k] })
+			if err := fs.Parse(nil); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := parse()
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Errorf("error %v, want one with %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || cfg.DataPlane.MetricsAuth != c.want {
+				t.Errorf("MetricsAuth %q, %v; want %q", cfg.DataPlane.MetricsAuth, err, c.want)
+			}
+		})
+	}
+	if got := Defaults().DataPlane.MetricsAuth; got != MetricsAuthKubernetes {
+		t.Errorf("Defaults().DataPlane.MetricsAuth = %q, want %q", got, MetricsAuthKubernetes)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -44,7 +45,8 @@ and denied domains, wildcard routes, host claims (the oldest Route wins a host, 
 namespace owns it unless ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK), and certificate checks.
 It reports each decision in the Route's status.ingress entry for ROUTER_SERVICE_NAME (only
 the elected replica writes) and serves /healthz, /healthz/ready and /metrics on
-ROUTER_LISTEN_ADDR.
+ROUTER_LISTEN_ADDR (/metrics to whom ROUTER_METRICS_AUTH lets in: by default a bearer
+token whose user may get routers/metrics of this router in route.openshift.io).
 
 ` + settingsHelp,
 		Args: cobra.NoArgs,
@@ -97,7 +99,11 @@ func runRouterWith(ctx context.Context, restConfig *rest.Config, cfg haproxy.Con
 			return err
 		}
 	}
-	health := &routerHealth{ready: process.Ready}
+	clients, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return err
+	}
+	health := &routerHealth{ready: process.Ready, auth: newMetricsAuth(cfg.DataPlane, cfg.Name, clients)}
 	server := &http.Server{Addr: cfg.DataPlane.ListenAddr, Handler: health.mux(), ReadHeaderTimeout: 10 * time.Second}
 	serve := haproxy.EveryReplica(func(ctx context.Context) error {
 		go func() {
@@ -117,9 +123,11 @@ func runRouterWith(ctx context.Context, restConfig *rest.Config, cfg haproxy.Con
 }
 
 // routerHealth answers /healthz (the process runs) and /healthz/ready
-// (HAProxy serves the first complete configuration).
+// (HAProxy serves the first complete configuration), open to all, and
+// /metrics to those auth lets in.
 type routerHealth struct {
 	ready func() bool
+	auth  *metricsAuth
 }
 
 func (h *routerHealth) mux() *http.ServeMux {
@@ -132,7 +140,7 @@ func (h *routerHealth) mux() *http.ServeMux {
 		}
 		fmt.Fprintln(w, "ok")
 	})
-	mux.Handle("/metrics", promhttp.HandlerFor(haproxy.Registry, promhttp.HandlerOpts{}))
+	mux.Handle("/metrics", h.auth.wrap(promhttp.HandlerFor(haproxy.Registry, promhttp.HandlerOpts{})))
 	return mux
 }
 

@@ -291,14 +291,18 @@ func (cp *ControlPlane) stop() error {
 // (an *exec.ExitError). It is safe to call from parallel tests.
 func (cp *ControlPlane) Kubectl(t testing.TB, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	return cp.KubectlStdin(t, "", args...)
+}
+
+// KubectlStdin is Kubectl with stdin.
+func (cp *ControlPlane) KubectlStdin(t testing.TB, stdin string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	// A discovery cache of its own: ~/.kube/cache is keyed by host:port,
-	// and a port reused from an earlier run would bring stale API groups.
 	flags := []string{"--kubeconfig", cp.Kubeconfig, "--cache-dir", filepath.Join(cp.tempDir, "kubectl-cache")}
 	cmd := exec.CommandContext(ctx, filepath.Join(cp.BinDir, "kubectl"), append(flags, args...)...)
 	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), &out, &errOut
 	err = cmd.Run()
 	t.Logf("kubectl %s (exit %d)", strings.Join(args, " "), cmd.ProcessState.ExitCode())
 	return out.String(), errOut.String(), err

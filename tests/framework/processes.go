@@ -158,6 +158,21 @@ func (cp *ControlPlane) kubectl(args ...string) (string, error) {
 	return string(out), err
 }
 
+// kubectlStdin is kubectl with stdin, returning standard output alone;
+// standard error goes into err.
+func (cp *ControlPlane) kubectlStdin(stdin string, args ...string) (string, error) {
+	flags := []string{"--kubeconfig", cp.Kubeconfig, "--cache-dir", filepath.Join(cp.tempDir, "kubectl-cache")}
+	cmd := exec.Command(filepath.Join(cp.BinDir, "kubectl"), append(flags, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		err = fmt.Errorf("%w: %s", err, strings.TrimSpace(errOut.String()))
+	}
+	return string(out), err
+}
+
 // KubeconfigAs writes a kubeconfig that reaches the API server as the admin
 // impersonating user and groups, so that a program under test has exactly
 // that user's permissions.

@@ -3,8 +3,11 @@ package framework
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,6 +30,63 @@ type Router struct {
 	HTTPPort, HTTPSPort int
 	// WorkingDir holds HAProxy's configuration.
 	WorkingDir string
+	// MetricsToken is a bearer token allowed to read /metrics: that of
+	// the ServiceAccount routeshift/metrics-scraper, bound to the
+	// manifests' ClusterRole routeshift:router-metrics-reader.
+	MetricsToken string
+}
+
+// MetricsScraper is the ServiceAccount whose token reads routers' /metrics.
+const MetricsScraper = "metrics-scraper"
+
+const metricsScraperRBAC = `apiVersion: v1
+kind: ServiceAccount
+metadata: {name: metrics-scraper, namespace: routeshift}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: routeshift-test:metrics-scraper}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "routeshift:router-metrics-reader"}
+subjects: [{kind: ServiceAccount, name: metrics-scraper, namespace: routeshift}]
+`
+
+// Metrics GETs the router's /metrics with MetricsToken.
+func (r *Router) Metrics() (status int, body string, err error) {
+	return r.GetListen("/metrics", "Bearer "+r.MetricsToken)
+}
+
+// GetListen GETs path on the router's ROUTER_LISTEN_ADDR with the
+// Authorization header given (none when empty).
+func (r *Router) GetListen(path, authorization string) (status int, body string, err error) {
+	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", r.ListenPort, path), nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
+}
+
+// ServiceAccountToken returns a bearer token of ServiceAccount namespace/name
+// (created if missing) from the TokenRequest API, valid for an hour.
+func (cp *ControlPlane) ServiceAccountToken(t testing.TB, namespace, name string) string {
+	t.Helper()
+	sa := fmt.Sprintf("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: %s, namespace: %s}\n", name, namespace)
+	if _, err := cp.kubectlStdin(sa, "apply", "-f", "-"); err != nil {
+		t.Fatalf("creating ServiceAccount %s/%s: %v", namespace, name, err)
+	}
+	out, err := cp.kubectlStdin("", "create", "token", name, "-n", namespace, "--duration", "1h")
+	if err != nil {
+		t.Fatalf("kubectl create token %s -n %s: %v\n%s", name, namespace, err, out)
+	}
+	return strings.TrimSpace(out)
 }
 
 // StartRouter runs a router named name with extra flags and waits until it
@@ -45,6 +105,10 @@ func (cp *ControlPlane) StartRouter(t testing.TB, name string, flags ...string) 
 	if out, err := cp.kubectl("apply", "-f", filepath.Join(cp.RepoRoot, "manifests", "rbac", "router.yaml")); err != nil {
 		t.Fatalf("applying the router's RBAC: %v\n%s", err, out)
 	}
+	if out, err := cp.kubectlStdin(metricsScraperRBAC, "apply", "-f", "-"); err != nil {
+		t.Fatalf("applying the metrics scraper's RBAC: %v\n%s", err, out)
+	}
+	token := cp.ServiceAccountToken(t, "routeshift", MetricsScraper)
 	kubeconfig, err := cp.KubeconfigAs(RouterServiceAccount, "system:serviceaccounts", "system:serviceaccounts:routeshift", "system:authenticated")
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +131,7 @@ func (cp *ControlPlane) StartRouter(t testing.TB, name string, flags ...string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Router{Process: p, ListenPort: ports[0], HTTPPort: ports[1], HTTPSPort: ports[2], WorkingDir: work}
+	r := &Router{Process: p, ListenPort: ports[0], HTTPPort: ports[1], HTTPSPort: ports[2], WorkingDir: work, MetricsToken: token}
 	t.Cleanup(func() {
 		if err := p.Stop(); err != nil {
 			t.Errorf("router %s did not stop cleanly: %v\n%s", name, err, p.Output())

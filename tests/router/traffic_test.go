@@ -78,13 +78,11 @@ func get(client *http.Client, url, host string) (int, string, error) {
 // metric reads an unlabelled counter from the router's /metrics.
 func metric(t *testing.T, r *framework.Router, name string) float64 {
 	t.Helper()
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", r.ListenPort))
-	if err != nil {
-		t.Fatal(err)
+	status, body, err := r.Metrics()
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("GET /metrics: %d, %v\n%s", status, err, body)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	for line := range strings.SplitSeq(string(body), "\n") {
+	for line := range strings.SplitSeq(body, "\n") {
 		if f := strings.Fields(line); len(f) == 2 && f[0] == name {
 			v, _ := strconv.ParseFloat(f[1], 64)
 			return v
@@ -97,20 +95,15 @@ func metric(t *testing.T, r *framework.Router, name string) float64 {
 // scrape reads the router's /metrics as series ("name" or
 // "name{labels}", as written) and their values.
 func scrape(r *framework.Router) (map[string]float64, error) {
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", r.ListenPort))
+	status, body, err := r.Metrics()
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /metrics: %s", resp.Status)
+	if status != http.StatusOK {
+		return nil, fmt.Errorf("GET /metrics: %d %s", status, body)
 	}
 	series := map[string]float64{}
-	for line := range strings.SplitSeq(string(body), "\n") {
+	for line := range strings.SplitSeq(body, "\n") {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
