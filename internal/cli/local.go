@@ -395,7 +395,7 @@ func (r *localRun) background(ctx context.Context, name string, run func(context
 }
 
 func (r *localRun) startManager(ctx context.Context) error {
-	m := &managerOptions{kubeconfig: r.kubecfg, qps: -1, logLevel: "info", metricsAddr: "0", probeAddr: "0"}
+	m := &managerOptions{kubeconfig: r.kubecfg, qps: -1, logLevel: "info", metricsAddr: "0", metricsAuth: haproxy.MetricsAuthNone, probeAddr: "0"}
 	wh := &webhookOptions{host: "127.0.0.1", port: r.webhookPort, certDir: filepath.Join(r.opts.dataDir, "webhook-certs"),
 		handlers: webhook.Options{RouteSuffix: localDomain},
 		selfSigned: selfSignedOptions{enabled: true, secret: "routeshift/routeshift-webhook-tls", ips: []net.IP{net.ParseIP("127.0.0.1")},

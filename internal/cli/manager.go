@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
 	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -18,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/routeshift/routeshift/haproxy"
 	"github.com/routeshift/routeshift/ingress"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/webhook"
@@ -33,6 +37,7 @@ type managerOptions struct {
 	metricsAddr       string
 	probeAddr         string
 	pprofAddr         string
+	metricsAuth       string
 	leaderElect       bool
 	leaderElectionNS  string
 	leaderElectionApp bool
@@ -44,6 +49,9 @@ func (o *managerOptions) addFlags(f *pflag.FlagSet, leaderElection bool) {
 	f.IntVar(&o.burst, "kube-api-burst", 0, "burst of requests to the API server when --kube-api-qps is set")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: info, or debug for every admission decision and Route write")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `address of /metrics ("0" turns it off)`)
+	if f.Lookup("metrics-auth") == nil { // the router has its own (ROUTER_METRICS_AUTH)
+		f.StringVar(&o.metricsAuth, "metrics-auth", haproxy.MetricsAuthKubernetes, `who may read /metrics: kubernetes (a bearer token whose user may get the non-resource URL /metrics, checked with a TokenReview and a SubjectAccessReview) or none (anyone who reaches --metrics-bind-address)`)
+	}
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	f.StringVar(&o.pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles, for diagnosing CPU or memory use (empty: off; bind it to localhost)")
 	if leaderElection {
@@ -115,9 +123,24 @@ func (o *managerOptions) run(ctx context.Context, wh *webhookOptions, ctl *ingre
 func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhookOptions, ctl *ingress.ControllerOptions) error {
 	var err error
 	shutdown := 20 * time.Second
+	metricsOpts := metricsserver.Options{BindAddress: o.metricsAddr}
+	switch o.metricsAuth {
+	case haproxy.MetricsAuthNone:
+	case haproxy.MetricsAuthKubernetes:
+		metricsOpts.FilterProvider = func(c *rest.Config, hc *http.Client) (metricsserver.Filter, error) {
+			clients, err := kubernetes.NewForConfigAndClient(c, hc)
+			if err != nil {
+				return nil, err
+			}
+			auth := newMetricsAuth(haproxy.MetricsAuthKubernetes, "", "", managerMetricsAccess, clients)
+			return func(_ logr.Logger, h http.Handler) (http.Handler, error) { return auth.wrap(h), nil }, nil
+		}
+	default:
+		return fmt.Errorf("--metrics-auth %q: use kubernetes or none", o.metricsAuth)
+	}
 	opts := ctrl.Options{
 		Scheme:                  scheme(),
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		Metrics:                 metricsOpts,
 		HealthProbeBindAddress:  o.probeAddr,
 		PprofBindAddress:        o.pprofAddr,
 		GracefulShutdownTimeout: &shutdown,

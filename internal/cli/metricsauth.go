@@ -20,19 +20,27 @@ import (
 	"github.com/routeshift/routeshift/routecore"
 )
 
-// metricsAuth guards the router's /metrics as OpenShift's router guards
-// it: with the stats credentials (basic), or with a bearer token whose user
-// may get routers/metrics of this router in route.openshift.io (kubernetes:
-// a TokenReview, then a SubjectAccessReview), or not at all (none).
+// metricsAuth guards a /metrics endpoint as OpenShift's router guards its
+// own: with the stats credentials (basic), or with a bearer token whose user
+// the API server says may read it (kubernetes: a TokenReview, then a
+// SubjectAccessReview of access), or not at all (none).
 type metricsAuth struct {
 	mode           string
 	user, password string
-	router         string
+	access         metricsAccess
 	client         kubernetes.Interface
 
 	mu      sync.Mutex
 	now     func() time.Time
 	decided map[[sha256.Size]byte]authDecision
+}
+
+// metricsAccess is what a reader of /metrics must be allowed to do.
+type metricsAccess struct {
+	resource    *authorizationv1.ResourceAttributes
+	nonResource *authorizationv1.NonResourceAttributes
+	what        string // the permission, for messages
+	role        string // the ClusterRole of the manifests that grants it
 }
 
 // authDecision is a token's answer, remembered so that a scraper's every
@@ -44,14 +52,31 @@ type authDecision struct {
 }
 
 const (
-	allowedFor  = time.Minute      // how long an allowed token is remembered
-	refusedFor  = 10 * time.Second // and a refused one
-	maxDecided  = 1024             // tokens remembered at most
-	metricsRole = "routeshift:router-metrics-reader"
+	allowedFor = time.Minute      // how long an allowed token is remembered
+	refusedFor = 10 * time.Second // and a refused one
+	maxDecided = 1024             // tokens remembered at most
 )
 
-func newMetricsAuth(d haproxy.DataPlaneConfig, router string, client kubernetes.Interface) *metricsAuth {
-	return &metricsAuth{mode: d.MetricsAuth, user: d.StatsUsername, password: d.StatsPassword, router: router,
+// routerMetricsAccess is OpenShift's check of its router's /metrics.
+func routerMetricsAccess(router string) metricsAccess {
+	return metricsAccess{
+		resource: &authorizationv1.ResourceAttributes{
+			Verb: "get", Group: routecore.GroupVersion.Group, Resource: "routers", Subresource: "metrics", Name: router,
+		},
+		what: "get routers/metrics " + router + " in route.openshift.io",
+		role: "routeshift:router-metrics-reader",
+	}
+}
+
+// managerMetricsAccess is the usual check of a controller's /metrics.
+var managerMetricsAccess = metricsAccess{
+	nonResource: &authorizationv1.NonResourceAttributes{Verb: "get", Path: "/metrics"},
+	what:        "get the non-resource URL /metrics",
+	role:        "routeshift:metrics-reader",
+}
+
+func newMetricsAuth(mode, user, password string, access metricsAccess, client kubernetes.Interface) *metricsAuth {
+	return &metricsAuth{mode: mode, user: user, password: password, access: access,
 		client: client, now: time.Now, decided: map[[sha256.Size]byte]authDecision{}}
 }
 
@@ -63,7 +88,7 @@ func (a *metricsAuth) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, req)
 		case haproxy.MetricsAuthBasic:
 			if !a.basicOK(req) {
-				w.Header().Set("WWW-Authenticate", `Basic realm="routeshift router metrics"`)
+				w.Header().Set("WWW-Authenticate", `Basic realm="routeshift metrics"`)
 				http.Error(w, "Unauthorized: send the router's STATS_USERNAME and STATS_PASSWORD", http.StatusUnauthorized)
 				return
 			}
@@ -72,7 +97,7 @@ func (a *metricsAuth) wrap(next http.Handler) http.Handler {
 			status, message := a.tokenDecision(req)
 			if status != http.StatusOK {
 				if status == http.StatusUnauthorized {
-					w.Header().Set("WWW-Authenticate", `Bearer realm="routeshift router metrics"`)
+					w.Header().Set("WWW-Authenticate", `Bearer realm="routeshift metrics"`)
 				}
 				http.Error(w, message, status)
 				return
@@ -93,8 +118,8 @@ func (a *metricsAuth) basicOK(req *http.Request) bool {
 func (a *metricsAuth) tokenDecision(req *http.Request) (int, string) {
 	token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
 	if token = strings.TrimSpace(token); !ok || token == "" {
-		return http.StatusUnauthorized, "Unauthorized: send a bearer token of a user who may get routers/metrics " +
-			a.router + " in route.openshift.io (the ClusterRole " + metricsRole + " grants it)"
+		return http.StatusUnauthorized, "Unauthorized: send a bearer token of a user who may " + a.access.what +
+			" (the ClusterRole " + a.access.role + " grants it)"
 	}
 	key := sha256.Sum256([]byte(token))
 	now := a.now()
@@ -144,17 +169,15 @@ func (a *metricsAuth) review(ctx context.Context, token string) (int, string, er
 	sar, err := a.client.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
 		Spec: authorizationv1.SubjectAccessReviewSpec{
 			User: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Verb: "get", Group: routecore.GroupVersion.Group, Resource: "routers", Subresource: "metrics", Name: a.router,
-			},
+			ResourceAttributes: a.access.resource, NonResourceAttributes: a.access.nonResource,
 		},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		return 0, "", fmt.Errorf("SubjectAccessReview: %w", err)
 	}
 	if !sar.Status.Allowed {
-		return http.StatusForbidden, fmt.Sprintf("Forbidden: user %q may not get routers/metrics %s in route.openshift.io (bind the ClusterRole %s)",
-			u.Username, a.router, metricsRole), nil
+		return http.StatusForbidden, fmt.Sprintf("Forbidden: user %q may not %s (bind the ClusterRole %s)",
+			u.Username, a.access.what, a.access.role), nil
 	}
 	return http.StatusOK, "", nil
 }

@@ -24,25 +24,26 @@ func TestMetricsAuthLocal(t *testing.T) {
 	}{
 		{"basic, right credentials", basic, func(r *http.Request) { r.SetBasicAuth("admin", "s3cret") }, http.StatusOK, "", "metrics"},
 		{"basic, wrong password", basic, func(r *http.Request) { r.SetBasicAuth("admin", "s3cre") }, http.StatusUnauthorized,
-			`Basic realm="routeshift router metrics"`, "send the router's STATS_USERNAME and STATS_PASSWORD"},
-		{"basic, wrong user", basic, func(r *http.Request) { r.SetBasicAuth("root", "s3cret") }, http.StatusUnauthorized, `Basic realm="routeshift router metrics"`, "Unauthorized"},
-		{"basic, no credentials", basic, func(*http.Request) {}, http.StatusUnauthorized, `Basic realm="routeshift router metrics"`, "Unauthorized"},
-		{"basic, a bearer token", basic, func(r *http.Request) { r.Header.Set("Authorization", "Bearer x") }, http.StatusUnauthorized, `Basic realm="routeshift router metrics"`, "Unauthorized"},
+			`Basic realm="routeshift metrics"`, "send the router's STATS_USERNAME and STATS_PASSWORD"},
+		{"basic, wrong user", basic, func(r *http.Request) { r.SetBasicAuth("root", "s3cret") }, http.StatusUnauthorized, `Basic realm="routeshift metrics"`, "Unauthorized"},
+		{"basic, no credentials", basic, func(*http.Request) {}, http.StatusUnauthorized, `Basic realm="routeshift metrics"`, "Unauthorized"},
+		{"basic, a bearer token", basic, func(r *http.Request) { r.Header.Set("Authorization", "Bearer x") }, http.StatusUnauthorized, `Basic realm="routeshift metrics"`, "Unauthorized"},
 		{"none", haproxy.DataPlaneConfig{MetricsAuth: haproxy.MetricsAuthNone}, func(*http.Request) {}, http.StatusOK, "", "metrics"},
 		{"kubernetes, no token", haproxy.DataPlaneConfig{MetricsAuth: haproxy.MetricsAuthKubernetes}, func(*http.Request) {}, http.StatusUnauthorized,
-			`Bearer realm="routeshift router metrics"`, "send a bearer token of a user who may get routers/metrics public in route.openshift.io (the ClusterRole routeshift:router-metrics-reader grants it)"},
+			`Bearer realm="routeshift metrics"`, "send a bearer token of a user who may get routers/metrics public in route.openshift.io (the ClusterRole routeshift:router-metrics-reader grants it)"},
 		{"kubernetes, basic credentials", haproxy.DataPlaneConfig{MetricsAuth: haproxy.MetricsAuthKubernetes}, func(r *http.Request) { r.SetBasicAuth("admin", "s3cret") },
-			http.StatusUnauthorized, `Bearer realm="routeshift router metrics"`, "Unauthorized"},
+			http.StatusUnauthorized, `Bearer realm="routeshift metrics"`, "Unauthorized"},
 		{"kubernetes, empty token", haproxy.DataPlaneConfig{MetricsAuth: haproxy.MetricsAuthKubernetes}, func(r *http.Request) { r.Header.Set("Authorization", "Bearer  ") },
-			http.StatusUnauthorized, `Bearer realm="routeshift router metrics"`, "Unauthorized"},
+			http.StatusUnauthorized, `Bearer realm="routeshift metrics"`, "Unauthorized"},
 		{"unresolved mode fails closed", haproxy.DataPlaneConfig{MetricsAuth: "auto"}, func(*http.Request) {}, http.StatusUnauthorized,
-			`Bearer realm="routeshift router metrics"`, "Unauthorized"},
+			`Bearer realm="routeshift metrics"`, "Unauthorized"},
 	}
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("metrics\n")) })
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			// No API client: a case that reached the reviews would panic.
-			h := newMetricsAuth(c.cfg, "public", nil).wrap(metrics)
+			d := c.cfg
+			h := newMetricsAuth(d.MetricsAuth, d.StatsUsername, d.StatsPassword, routerMetricsAccess("public"), nil).wrap(metrics)
 			req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 			c.prepare(req)
 			rec := httptest.NewRecorder()

@@ -58,10 +58,10 @@ token whose user may get routers/metrics of this router in route.openshift.io).
 			return runRouter(cmd.Context(), m, cfg, cmd.ErrOrStderr())
 		},
 	}
+	parse = haproxy.AddFlags(cmd.Flags(), os.Getenv)
 	m.addFlags(cmd.Flags(), false)
 	cmd.Flags().Lookup("metrics-bind-address").Hidden = true
 	cmd.Flags().Lookup("health-probe-bind-address").Hidden = true
-	parse = haproxy.AddFlags(cmd.Flags(), os.Getenv)
 	return cmd
 }
 
@@ -103,7 +103,8 @@ func runRouterWith(ctx context.Context, restConfig *rest.Config, cfg haproxy.Con
 	if err != nil {
 		return err
 	}
-	health := &routerHealth{ready: process.Ready, auth: newMetricsAuth(cfg.DataPlane, cfg.Name, clients)}
+	health := &routerHealth{ready: process.Ready, auth: newMetricsAuth(cfg.DataPlane.MetricsAuth,
+		cfg.DataPlane.StatsUsername, cfg.DataPlane.StatsPassword, routerMetricsAccess(cfg.Name), clients)}
 	server := &http.Server{Addr: cfg.DataPlane.ListenAddr, Handler: health.mux(), ReadHeaderTimeout: 10 * time.Second}
 	serve := haproxy.EveryReplica(func(ctx context.Context) error {
 		go func() {

@@ -36,7 +36,8 @@ type Router struct {
 	MetricsToken string
 }
 
-// MetricsScraper is the ServiceAccount whose token reads routers' /metrics.
+// MetricsScraper is the ServiceAccount whose token reads the /metrics of
+// routers and of the manager.
 const MetricsScraper = "metrics-scraper"
 
 const metricsScraperRBAC = `apiVersion: v1
@@ -48,7 +49,22 @@ kind: ClusterRoleBinding
 metadata: {name: routeshift-test:metrics-scraper}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "routeshift:router-metrics-reader"}
 subjects: [{kind: ServiceAccount, name: metrics-scraper, namespace: routeshift}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: routeshift-test:manager-metrics-scraper}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "routeshift:metrics-reader"}
+subjects: [{kind: ServiceAccount, name: metrics-scraper, namespace: routeshift}]
 `
+
+// metricsScraperToken binds MetricsScraper to the manifests' metrics reader
+// roles and returns a token of it.
+func (cp *ControlPlane) metricsScraperToken() (string, error) {
+	if _, err := cp.kubectlStdin(metricsScraperRBAC, "apply", "-f", "-"); err != nil {
+		return "", fmt.Errorf("applying the metrics scraper's RBAC: %w", err)
+	}
+	return cp.serviceAccountToken("routeshift", MetricsScraper)
+}
 
 // Metrics GETs the router's /metrics with MetricsToken.
 func (r *Router) Metrics() (status int, body string, err error) {
@@ -78,15 +94,23 @@ func (r *Router) GetListen(path, authorization string) (status int, body string,
 // (created if missing) from the TokenRequest API, valid for an hour.
 func (cp *ControlPlane) ServiceAccountToken(t testing.TB, namespace, name string) string {
 	t.Helper()
+	token, err := cp.serviceAccountToken(namespace, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+func (cp *ControlPlane) serviceAccountToken(namespace, name string) (string, error) {
 	sa := fmt.Sprintf("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: %s, namespace: %s}\n", name, namespace)
 	if _, err := cp.kubectlStdin(sa, "apply", "-f", "-"); err != nil {
-		t.Fatalf("creating ServiceAccount %s/%s: %v", namespace, name, err)
+		return "", fmt.Errorf("creating ServiceAccount %s/%s: %w", namespace, name, err)
 	}
 	out, err := cp.kubectlStdin("", "create", "token", name, "-n", namespace, "--duration", "1h")
 	if err != nil {
-		t.Fatalf("kubectl create token %s -n %s: %v\n%s", name, namespace, err, out)
+		return "", fmt.Errorf("kubectl create token %s -n %s: %w", name, namespace, err)
 	}
-	return strings.TrimSpace(out)
+	return strings.TrimSpace(out), nil
 }
 
 // StartRouter runs a router named name with extra flags and waits until it
@@ -105,10 +129,10 @@ func (cp *ControlPlane) StartRouter(t testing.TB, name string, flags ...string) 
 	if out, err := cp.kubectl("apply", "-f", filepath.Join(cp.RepoRoot, "manifests", "rbac", "router.yaml")); err != nil {
 		t.Fatalf("applying the router's RBAC: %v\n%s", err, out)
 	}
-	if out, err := cp.kubectlStdin(metricsScraperRBAC, "apply", "-f", "-"); err != nil {
-		t.Fatalf("applying the metrics scraper's RBAC: %v\n%s", err, out)
+	token, err := cp.metricsScraperToken()
+	if err != nil {
+		t.Fatal(err)
 	}
-	token := cp.ServiceAccountToken(t, "routeshift", MetricsScraper)
 	kubeconfig, err := cp.KubeconfigAs(RouterServiceAccount, "system:serviceaccounts", "system:serviceaccounts:routeshift", "system:authenticated")
 	if err != nil {
 		t.Fatal(err)

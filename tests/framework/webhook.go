@@ -29,6 +29,8 @@ import (
 type Webhook struct {
 	// Port serves the webhooks; MetricsPort /metrics; ProbePort /healthz and /readyz.
 	Port, MetricsPort, ProbePort int
+	// MetricsToken reads /metrics (see MetricsScraper).
+	MetricsToken string
 
 	cp      *ControlPlane
 	args    []string
@@ -62,6 +64,9 @@ func (cp *ControlPlane) startWebhook(opts Options) (*Webhook, error) {
 		if out, err := cp.kubectl("apply", "-f", filepath.Join(cp.RepoRoot, rbac)); err != nil {
 			return nil, fmt.Errorf("applying %s: %v\n%s", rbac, err, out)
 		}
+	}
+	if w.MetricsToken, err = cp.metricsScraperToken(); err != nil {
+		return nil, err
 	}
 	kubeconfig, err := cp.KubeconfigAs(ServiceAccount, "system:serviceaccounts", "system:serviceaccounts:routeshift", "system:authenticated")
 	if err != nil {
@@ -106,9 +111,14 @@ func (w *Webhook) Stop() error {
 	return w.process.Stop()
 }
 
-// Metrics returns the process's /metrics page.
+// Metrics returns the process's /metrics page, read with MetricsToken.
 func (w *Webhook) Metrics() (string, error) {
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", w.MetricsPort))
+	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/metrics", w.MetricsPort), nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+w.MetricsToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return "", err
 	}

@@ -55,7 +55,20 @@ func TestMetricsAndHealth(t *testing.T) {
 		t.Errorf("/healthz = %q", body)
 	}
 	get(t, fmt.Sprintf("http://127.0.0.1:%d/readyz", w.ProbePort))
-	metrics := get(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", w.MetricsPort))
+	metrics, err := w.Metrics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without a token, /metrics says what it needs.
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", w.MetricsPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := "Unauthorized: send a bearer token of a user who may get the non-resource URL /metrics (the ClusterRole routeshift:metrics-reader grants it)"; resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), want) {
+		t.Errorf("/metrics without a token: %d %q; want 401 with %q", resp.StatusCode, body, want)
+	}
 	for _, series := range []string{
 		`routeshift_admission_duration_seconds_count{decision="denied",operation="CREATE",webhook="mutate"}`,
 		`routeshift_admission_duration_seconds_count{decision="allowed",operation="CREATE",webhook="mutate"}`,
