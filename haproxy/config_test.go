@@ -125,12 +125,7 @@ func TestStatsCredentialFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
-			parse := AddFlags(fs, func(k string) string { return c.env[k] })
-			if err := fs.Parse(nil); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := parse()
+			cfg, err := parseEnv(t, c.env)
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Errorf("error %v, want one with %q", err, c.wantErr)
@@ -194,12 +189,7 @@ func TestMetricsAuth(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
-			parse := AddFlags(fs, func(k string) string { return c.env[k] })
-			if err := fs.Parse(nil); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := parse()
+			cfg, err := parseEnv(t, c.env)
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Errorf("error %v, want one with %q", err, c.wantErr)
@@ -214,4 +204,16 @@ func TestMetricsAuth(t *testing.T) {
 	if got := Defaults().DataPlane.MetricsAuth; got != MetricsAuthKubernetes {
 		t.Errorf("Defaults().DataPlane.MetricsAuth = %q, want %q", got, MetricsAuthKubernetes)
 	}
+}
+
+// parseEnv parses the router settings from env alone, as AddFlags does
+// when no flag is given.
+func parseEnv(t *testing.T, env map[string]string) (Config, error) {
+	t.Helper()
+	fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
+	parse := AddFlags(fs, func(k string) string { return env[k] })
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	return parse()
 }

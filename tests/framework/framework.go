@@ -21,7 +21,6 @@ package framework
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -299,13 +298,16 @@ func (cp *ControlPlane) KubectlStdin(t testing.TB, stdin string, args ...string)
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	flags := []string{"--kubeconfig", cp.Kubeconfig, "--cache-dir", filepath.Join(cp.tempDir, "kubectl-cache")}
-	cmd := exec.CommandContext(ctx, filepath.Join(cp.BinDir, "kubectl"), append(flags, args...)...)
-	var out, errOut bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), &out, &errOut
-	err = cmd.Run()
-	t.Logf("kubectl %s (exit %d)", strings.Join(args, " "), cmd.ProcessState.ExitCode())
-	return out.String(), errOut.String(), err
+	stdout, stderr, err = cp.kubectlRun(ctx, stdin, args...)
+	exit := 0
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		exit = exitErr.ExitCode()
+	} else if err != nil {
+		exit = -1
+	}
+	t.Logf("kubectl %s (exit %d)", strings.Join(args, " "), exit)
+	return stdout, stderr, err
 }
 
 // CreateNamespace creates a namespace with a name generated from prefix and

@@ -151,26 +151,34 @@ func buildRouteshift(dir, repoRoot string) (string, error) {
 	return builtBinary, buildFailure
 }
 
-// kubectl runs bin/kubectl as the admin, for setup outside a test.
-func (cp *ControlPlane) kubectl(args ...string) (string, error) {
+// kubectlRun runs bin/kubectl as the admin with stdin and returns its
+// standard output and standard error apart. Every kubectl helper runs it.
+func (cp *ControlPlane) kubectlRun(ctx context.Context, stdin string, args ...string) (stdout, stderr string, err error) {
+	// A discovery cache of its own: ~/.kube/cache is keyed by host:port,
+	// and a port reused from an earlier run would bring stale API groups.
 	flags := []string{"--kubeconfig", cp.Kubeconfig, "--cache-dir", filepath.Join(cp.tempDir, "kubectl-cache")}
-	out, err := exec.Command(filepath.Join(cp.BinDir, "kubectl"), append(flags, args...)...).CombinedOutput()
-	return string(out), err
+	cmd := exec.CommandContext(ctx, filepath.Join(cp.BinDir, "kubectl"), append(flags, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), &out, &errOut
+	err = cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+// kubectl runs bin/kubectl as the admin, for setup outside a test, and
+// returns its output and error output together.
+func (cp *ControlPlane) kubectl(args ...string) (string, error) {
+	out, errOut, err := cp.kubectlRun(context.Background(), "", args...)
+	return out + errOut, err
 }
 
 // kubectlStdin is kubectl with stdin, returning standard output alone;
 // standard error goes into err.
 func (cp *ControlPlane) kubectlStdin(stdin string, args ...string) (string, error) {
-	flags := []string{"--kubeconfig", cp.Kubeconfig, "--cache-dir", filepath.Join(cp.tempDir, "kubectl-cache")}
-	cmd := exec.Command(filepath.Join(cp.BinDir, "kubectl"), append(flags, args...)...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var errOut strings.Builder
-	cmd.Stderr = &errOut
-	out, err := cmd.Output()
+	out, errOut, err := cp.kubectlRun(context.Background(), stdin, args...)
 	if err != nil {
-		err = fmt.Errorf("%w: %s", err, strings.TrimSpace(errOut.String()))
+		err = fmt.Errorf("%w: %s", err, strings.TrimSpace(errOut))
 	}
-	return string(out), err
+	return out, err
 }
 
 // KubeconfigAs writes a kubeconfig that reaches the API server as the admin
