@@ -86,6 +86,10 @@ func Translate(ing *networkingv1.Ingress, objs Objects, controllerName string) R
 		case rule.Host == "":
 			res.problem("Missing host field in rule at index %d", i)
 			continue
+		case len(rule.HTTP.Paths) == 0:
+			// The API server refuses such rules; files can still hold them.
+			res.problem("Missing paths in rule at index %d", i)
+			continue
 		}
 		tls, err := tlsFor(ing, rule.Host, objs)
 		if err != nil {

@@ -126,9 +126,16 @@ func TestTranslateRules(t *testing.T) {
 		ingress: ingress(ruleWithoutHTTP("")),
 		want:    Result{Managed: true, Problems: problems("Missing http field in rule at index 0")},
 	}, {
-		name:    "rule without paths: nothing",
-		ingress: ingress(rule("www.example.com")),
-		want:    Result{Managed: true},
+		name:    "rule with an empty paths list: skipped with a problem",
+		ingress: ingress(rule("www.example.com"), rule("shop.example.com", path("/", "web", portName("http")))),
+		objects: []any{web()},
+		want: Result{Managed: true,
+			Routes:   routes(route("shop.example.com", "/", "web", toPort("http"))),
+			Problems: problems("Missing paths in rule at index 0")},
+	}, {
+		name:    "rule without host and paths: the missing host is reported",
+		ingress: ingress(rule("")),
+		want:    Result{Managed: true, Problems: problems("Missing host field in rule at index 0")},
 	}, {
 		name: "spec.defaultBackend is ignored",
 		ingress: ingress(func(ing *networkingv1.Ingress) {
