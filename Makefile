@@ -62,13 +62,20 @@ $(BIN)/controller-gen:
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VER)
 
 .PHONY: haproxy
-haproxy: ## install HAProxy (Debian package) when missing
+haproxy: ## install HAProxy (Debian package) when missing; fail unless the haproxy in PATH is 2.6 or newer
 	@if command -v haproxy >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo ">> installing haproxy"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy) >/dev/null; \
-	else echo "HAProxy >= 2.6 is required: run 'sudo apt-get install -y haproxy'"; exit 1; fi
-	@haproxy -v | head -1
+	else echo "HAProxy >= 2.6 is required and there is no haproxy in PATH: run 'sudo apt-get install -y haproxy' (Debian 12, Ubuntu 24.04 or newer)" >&2; exit 1; fi
+	@path=$$(command -v haproxy); line=$$(haproxy -v 2>&1 | head -1); \
+	ver=$$(echo "$$line" | sed -n 's/^HA-\{0,1\}Proxy version \([0-9][0-9]*\)\.\([0-9][0-9]*\).*/\1 \2/p'); \
+	if [ -z "$$ver" ]; then \
+		echo "$$path -v printed '$$line', not a HAProxy version: reinstall HAProxy >= 2.6 ('sudo apt-get install -y haproxy')" >&2; exit 1; fi; \
+	set -- $$ver; \
+	if [ "$$1" -lt 2 ] || { [ "$$1" -eq 2 ] && [ "$$2" -lt 6 ]; }; then \
+		echo "$$path is HAProxy $$1.$$2; routeshift needs 2.6 or newer: install a newer HAProxy ('sudo apt-get install -y haproxy' on Debian 12 or Ubuntu 24.04 and newer; packages for older releases: https://haproxy.debian.net) and put it first in PATH" >&2; exit 1; fi; \
+	echo "$$line"
 
 .PHONY: generate
 generate: $(BIN)/controller-gen ## regenerate deepcopy code, the CRD and docs/reference from the code
