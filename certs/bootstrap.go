@@ -103,9 +103,11 @@ func (s *SelfSigned) ensureSecret(ctx context.Context) (*corev1.Secret, error) {
 }
 
 // current reports whether the Secret's serving certificate is signed by its
-// CA, covers the configured names and is valid for at least renewBefore.
+// CA, covers the configured names, and both are valid for at least
+// renewBefore: a serving certificate that outlives its CA is no longer
+// trusted once the CA expires.
 func (s *SelfSigned) current(secret *corev1.Secret) bool {
-	ca, err := parseKeyPair(secret.Data[SecretCAKey], secret.Data[secretCAKeyKey])
+	ca, err := usableCA(secret)
 	if err != nil {
 		return false
 	}
@@ -129,8 +131,8 @@ func (s *SelfSigned) current(secret *corev1.Secret) bool {
 // fill issues a serving certificate into secret, creating a CA unless the
 // secret holds a usable one.
 func (s *SelfSigned) fill(secret *corev1.Secret) error {
-	ca, err := parseKeyPair(secret.Data[SecretCAKey], secret.Data[secretCAKeyKey])
-	if err != nil || time.Until(ca.Cert.NotAfter) < renewBefore {
+	ca, err := usableCA(secret)
+	if err != nil {
 		if ca, err = NewCA("routeshift-webhook-ca"); err != nil {
 			return err
 		}
@@ -149,6 +151,21 @@ func (s *SelfSigned) fill(secret *corev1.Secret) error {
 	secret.Data[SecretCAKey], secret.Data[secretCAKeyKey] = ca.CertPEM, ca.KeyPEM
 	secret.Data[SecretCertKey], secret.Data[SecretKeyKey] = leaf.CertPEM, leaf.KeyPEM
 	return nil
+}
+
+// usableCA returns the Secret's CA if it can sign serving certificates for
+// at least renewBefore more.
+func usableCA(secret *corev1.Secret) (*KeyPair, error) {
+	ca, err := parseKeyPair(secret.Data[SecretCAKey], secret.Data[secretCAKeyKey])
+	switch {
+	case err != nil:
+		return nil, err
+	case !ca.Cert.IsCA:
+		return nil, errors.New("the CA certificate is not a certificate authority")
+	case time.Until(ca.Cert.NotAfter) < renewBefore:
+		return nil, errors.New("the CA expires within the renewal window")
+	}
+	return ca, nil
 }
 
 func parseKeyPair(certPEM, keyPEM []byte) (*KeyPair, error) {
