@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -9,39 +11,314 @@ func routeDoc(ns, name, host, extra string) string {
 	return "apiVersion: route.openshift.io/v1\nkind: Route\nmetadata: {name: " + name + ", namespace: " + ns + "}\nspec: {host: " + host + ", to: {name: web}" + extra + "}\n---\n"
 }
 
-// TestRender: render judges as the router does, with the router's flags,
-// one line per route in input order, messages on stderr.
-func TestRender(t *testing.T) {
-	own := routeDoc("ns1", "r1", "www.abc.xyz", "") + routeDoc("ns2", "r2", "www.abc.xyz", ", path: /p1/p2") +
-		routeDoc("ns2", "rx", "www.abc.xyz", ", path: /p1/p2")
-	domains := routeDoc("a", "r", "foo.header.test", "") + routeDoc("b", "r", "www.open.header.test", "") + routeDoc("c", "r", "api.openshift.org", "")
-	shards := "apiVersion: v1\nkind: Namespace\nmetadata: {name: alpha, labels: {initial: a}}\n---\n" +
-		"apiVersion: v1\nkind: Namespace\nmetadata: {name: kilo, labels: {initial: k}}\n---\n" +
-		routeDoc("alpha", "r", "alpha.example.com", "") + routeDoc("kilo", "r", "kilo.example.com", "")
-	tests := []struct {
-		name, input          string
-		flags                []string
-		wantOut, wantErrLine string
-	}{
-		{name: "T-OWN-2 and T-CLAIM-3 with the ownership check", input: own,
-			wantOut:     "ns1/r1 admitted\nns2/r2 rejected HostAlreadyClaimed\nns2/rx rejected HostAlreadyClaimed\n",
-			wantErrLine: "ns2/r2: a route in another namespace holds www.abc.xyz and is older than r2"},
-		{name: "T-OWN-8 and T-OWN-10 without it", input: own, flags: []string{"--disable-namespace-ownership-check=true"},
-			wantOut:     "ns1/r1 admitted\nns2/r2 admitted\nns2/rx rejected HostAlreadyClaimed\n",
-			wantErrLine: "ns2/rx: route r2 already exposes www.abc.xyz and is older"},
-		{name: "T-DOM-1", input: domains, flags: []string{"--denied-domains=open.header.test, openshift.org, block.it"},
-			wantOut:     "a/r admitted\nb/r rejected RouteNotAdmitted\nc/r rejected RouteNotAdmitted\n",
-			wantErrLine: "c/r: host in list of denied domains"},
-		{name: "T-SHARD-1 router-1", input: shards, flags: []string{"--namespace-labels=initial in (a,b,c,d,e,f,g,h,i,j)"},
-			wantOut: "alpha/r admitted\nkilo/r ignored\n"},
+// renderCase runs `routeshift render` on one fixture of testdata/render
+// (a seed worked example) with the example's router settings, given as
+// environment variables and flags, as a user would.
+type renderCase struct {
+	name, fixture string
+	env           map[string]string
+	flags         []string
+	// want is stdout, one line per route, written from the seed's
+	// expected outcome.
+	want []string
+	// messages, when set, is stderr: the reference's message of each
+	// rejection. Otherwise stderr holds one "NS/NAME: message" line per
+	// rejected route and nothing else.
+	messages []string
+}
+
+// TestRenderSeedExamples: render reproduces every worked example of seed 000
+// (seed-requirements.md T-CLAIM-1...5, T-OWN-1...10 with the namespace
+// ownership check on and off, every hostname of T-DOM-1...3, every router of
+// T-SHARD-1). Examples that change the cluster (a delete, a relabel) have a
+// fixture before and after.
+func TestRenderSeedExamples(t *testing.T) {
+	// The router of the ownership examples serves wildcard routes; "off"
+	// disables the check as the seed does, by environment variable.
+	on := map[string]string{"ROUTER_ALLOW_WILDCARD_ROUTES": "true"}
+	off := map[string]string{"ROUTER_ALLOW_WILDCARD_ROUTES": "true", "ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK": "true"}
+	tests := []renderCase{
+		{name: "T-CLAIM-1", fixture: "T-CLAIM-1.yaml",
+			want:     []string{"nsa/r1 admitted", "nsb/r2 rejected HostAlreadyClaimed"},
+			messages: []string{"nsb/r2: a route in another namespace holds www.example.com and is older than r2"}},
+		{name: "T-CLAIM-2", fixture: "T-CLAIM-2.yaml",
+			want: []string{"nsa/a admitted", "nsa/b admitted"}},
+		{name: "T-CLAIM-3", fixture: "T-CLAIM-3.yaml",
+			want:     []string{"nsa/new rejected HostAlreadyClaimed", "nsa/old admitted"},
+			messages: []string{"nsa/new: route old already exposes www.example.com and is older"}},
+		{name: "T-CLAIM-4 before the delete", fixture: "T-CLAIM-4-before.yaml",
+			want: []string{"nsa/r1 admitted", "nsb/r2 rejected HostAlreadyClaimed", "nsa/r3 admitted"}},
+		{name: "T-CLAIM-4 after the delete", fixture: "T-CLAIM-4-after.yaml",
+			want: []string{"nsb/r2 admitted", "nsa/r3 rejected HostAlreadyClaimed"}},
+		{name: "T-CLAIM-5 before the relabel", fixture: "T-CLAIM-5-before.yaml", env: map[string]string{"ROUTE_LABELS": "shard=public"},
+			want: []string{"nsx/route-x admitted", "nsy/route-y ignored"}},
+		{name: "T-CLAIM-5 after the relabel", fixture: "T-CLAIM-5-after.yaml", env: map[string]string{"ROUTE_LABELS": "shard=public"},
+			want: []string{"nsx/route-x rejected HostAlreadyClaimed", "nsy/route-y admitted"}},
+
+		{name: "T-OWN-1 check on", fixture: "T-OWN-1.yaml", env: on,
+			want: []string{"ns1/r1 admitted"}},
+		{name: "T-OWN-2 check on", fixture: "T-OWN-2.yaml", env: on,
+			want: []string{"ns1/r1 admitted", "ns2/r2 rejected HostAlreadyClaimed"}},
+		{name: "T-OWN-3 check on", fixture: "T-OWN-3.yaml", env: on,
+			want: []string{"ns1/r1 admitted", "ns1/path1 admitted"}},
+		{name: "T-OWN-4 check on", fixture: "T-OWN-4.yaml", env: on,
+			want: []string{"ns1/r1 admitted", "ns2/z rejected HostAlreadyClaimed"}},
+		{name: "T-OWN-5 check off", fixture: "T-OWN-5.yaml", env: off,
+			want: []string{"ns1/r1 admitted"}},
+		{name: "T-OWN-6 check off", fixture: "T-OWN-6.yaml", env: off,
+			want: []string{"ns1/r1 admitted", "ns2/wildcard admitted"}},
+		{name: "T-OWN-7 check off", fixture: "T-OWN-7.yaml", env: off,
+			want: []string{"ns1/r1 admitted", "ns2/wildcard admitted", "ns3/foo admitted", "ns4/bar admitted", "ns5/baz admitted"}},
+		{name: "T-OWN-8 check off", fixture: "T-OWN-8.yaml", env: off,
+			want: []string{"ns1/r1 admitted", "ns2/r2 admitted"}},
+		{name: "T-OWN-9 check off", fixture: "T-OWN-9.yaml", env: off,
+			want: []string{"ns1/r1 admitted", "ns2/r2 admitted", "ns3/wildthing admitted"}},
+		{name: "T-OWN-10 check off, by flag", fixture: "T-OWN-10.yaml", env: on, flags: []string{"--disable-namespace-ownership-check=true"},
+			want:     []string{"ns1/r1 admitted", "ns2/r2 admitted", "ns2/rx rejected HostAlreadyClaimed", "ns3/rx rejected HostAlreadyClaimed"},
+			messages: []string{"ns2/rx: route r2 already exposes www.abc.xyz and is older", "ns3/rx: route r2 already exposes www.abc.xyz and is older"}},
+		// The same setups in the other mode, where the seed says the
+		// outcome: with the check off any namespace may add a path
+		// (T-OWN-8) or claim hosts under another's wildcard (T-OWN-7);
+		// with it on, ns1's r1 owns www.abc.xyz with all its paths
+		// (T-OWN-2) and the subdomain abc.xyz for wildcard routes (T-OWN-1).
+		{name: "T-OWN-2 check off", fixture: "T-OWN-2.yaml", env: off,
+			want: []string{"ns1/r1 admitted", "ns2/r2 admitted"}},
+		{name: "T-OWN-3 check off", fixture: "T-OWN-3.yaml", env: off,
+			want: []string{"ns1/r1 admitted", "ns1/path1 admitted"}},
+		{name: "T-OWN-4 check off", fixture: "T-OWN-4.yaml", env: off,
+			want: []string{"ns1/r1 admitted", "ns2/z admitted"}},
+		{name: "T-OWN-6 check on", fixture: "T-OWN-6.yaml", env: on,
+			want: []string{"ns1/r1 admitted", "ns2/wildcard rejected HostAlreadyClaimed"}},
+		{name: "T-OWN-8 check on", fixture: "T-OWN-8.yaml", env: on,
+			want: []string{"ns1/r1 admitted", "ns2/r2 rejected HostAlreadyClaimed"}},
+		{name: "T-OWN-9 check on", fixture: "T-OWN-9.yaml", env: on,
+			want: []string{"ns1/r1 admitted", "ns2/r2 rejected HostAlreadyClaimed", "ns3/wildthing rejected HostAlreadyClaimed"}},
+		{name: "T-OWN-10 check on", fixture: "T-OWN-10.yaml", env: on,
+			want: []string{"ns1/r1 admitted", "ns2/r2 rejected HostAlreadyClaimed", "ns2/rx rejected HostAlreadyClaimed", "ns3/rx rejected HostAlreadyClaimed"}},
+
+		{name: "T-DOM-1", fixture: "T-DOM-1.yaml",
+			env: map[string]string{"ROUTER_SERVICE_NAME": "myrouter", "ROUTER_DENIED_DOMAINS": "open.header.test, openshift.org, block.it"},
+			want: []string{
+				"demo/foo-header-test admitted",
+				"demo/www-allow-it admitted",
+				"demo/www-openshift-test admitted",
+				"demo/open-header-test rejected RouteNotAdmitted",
+				"demo/www-open-header-test rejected RouteNotAdmitted",
+				"demo/block-it rejected RouteNotAdmitted",
+				"demo/franco-baresi-block-it rejected RouteNotAdmitted",
+				"demo/openshift-org rejected RouteNotAdmitted",
+				"demo/api-openshift-org rejected RouteNotAdmitted",
+			},
+			messages: []string{
+				"demo/open-header-test: host in list of denied domains",
+				"demo/www-open-header-test: host in list of denied domains",
+				"demo/block-it: host in list of denied domains",
+				"demo/franco-baresi-block-it: host in list of denied domains",
+				"demo/openshift-org: host in list of denied domains",
+				"demo/api-openshift-org: host in list of denied domains",
+			}},
+		{name: "T-DOM-2", fixture: "T-DOM-2.yaml",
+			env: map[string]string{"ROUTER_SERVICE_NAME": "myrouter", "ROUTER_ALLOWED_DOMAINS": "stickshift.org, kates.net"},
+			want: []string{
+				"demo/stickshift-org admitted",
+				"demo/www-stickshift-org admitted",
+				"demo/kates-net admitted",
+				"demo/api-kates-net admitted",
+				"demo/erno-r-kube-kates-net admitted",
+				"demo/www-open-header-test rejected RouteNotAdmitted",
+				"demo/drive-ottomatic-org rejected RouteNotAdmitted",
+				"demo/www-wayless-com rejected RouteNotAdmitted",
+				"demo/www-deny-it rejected RouteNotAdmitted",
+			},
+			messages: []string{
+				"demo/www-open-header-test: host not in the allowed list of domains",
+				"demo/drive-ottomatic-org: host not in the allowed list of domains",
+				"demo/www-wayless-com: host not in the allowed list of domains",
+				"demo/www-deny-it: host not in the allowed list of domains",
+			}},
+		{name: "T-DOM-3", fixture: "T-DOM-3.yaml",
+			env: map[string]string{"ROUTER_SERVICE_NAME": "adrouter",
+				"ROUTER_ALLOWED_DOMAINS": "openshift.org, kates.net", "ROUTER_DENIED_DOMAINS": "ops.openshift.org, metrics.kates.net"},
+			want: []string{
+				"demo/www-open-header-test rejected RouteNotAdmitted",
+				"demo/ops-openshift-org rejected RouteNotAdmitted",
+				"demo/log-ops-openshift-org rejected RouteNotAdmitted",
+				"demo/www-block-it rejected RouteNotAdmitted",
+				"demo/metrics-kates-net rejected RouteNotAdmitted",
+				"demo/int-metrics-kates-net rejected RouteNotAdmitted",
+				"demo/openshift-org admitted",
+				"demo/api-openshift-org admitted",
+				"demo/m-api-openshift-org admitted",
+				"demo/kates-net admitted",
+				"demo/api-kates-net admitted",
+			},
+			messages: []string{
+				"demo/www-open-header-test: host not in the allowed list of domains",
+				"demo/ops-openshift-org: host in list of denied domains",
+				"demo/log-ops-openshift-org: host in list of denied domains",
+				"demo/www-block-it: host not in the allowed list of domains",
+				"demo/metrics-kates-net: host in list of denied domains",
+				"demo/int-metrics-kates-net: host in list of denied domains",
+			}},
+
+		{name: "T-SHARD-1 router-1 A-J", fixture: "T-SHARD-1.yaml",
+			env: map[string]string{"ROUTER_SERVICE_NAME": "router-1", "NAMESPACE_LABELS": "initial in (a,b,c,d,e,f,g,h,i,j)"},
+			want: []string{
+				"alpha/web admitted",
+				"bravo/web admitted",
+				"charlie/web admitted",
+				"delta/web admitted",
+				"echo/web admitted",
+				"foxtrot/web admitted",
+				"golf/web admitted",
+				"hotel/web admitted",
+				"india/web admitted",
+				"juliett/web admitted",
+				"kilo/web ignored",
+				"lima/web ignored",
+				"mike/web ignored",
+				"november/web ignored",
+				"oscar/web ignored",
+				"papa/web ignored",
+				"quebec/web ignored",
+				"romeo/web ignored",
+				"sierra/web ignored",
+				"tango/web ignored",
+				"uniform/web ignored",
+				"victor/web ignored",
+				"whiskey/web ignored",
+				"xray/web ignored",
+				"yankee/web ignored",
+				"zulu/web ignored",
+			}},
+		{name: "T-SHARD-1 router-2 K-T", fixture: "T-SHARD-1.yaml",
+			flags: []string{"--name", "router-2", "--namespace-labels", "initial in (k,l,m,n,o,p,q,r,s,t)"},
+			want: []string{
+				"alpha/web ignored",
+				"bravo/web ignored",
+				"charlie/web ignored",
+				"delta/web ignored",
+				"echo/web ignored",
+				"foxtrot/web ignored",
+				"golf/web ignored",
+				"hotel/web ignored",
+				"india/web ignored",
+				"juliett/web ignored",
+				"kilo/web admitted",
+				"lima/web admitted",
+				"mike/web admitted",
+				"november/web admitted",
+				"oscar/web admitted",
+				"papa/web admitted",
+				"quebec/web admitted",
+				"romeo/web admitted",
+				"sierra/web admitted",
+				"tango/web admitted",
+				"uniform/web ignored",
+				"victor/web ignored",
+				"whiskey/web ignored",
+				"xray/web ignored",
+				"yankee/web ignored",
+				"zulu/web ignored",
+			}},
+		{name: "T-SHARD-1 router-3 Q-Z", fixture: "T-SHARD-1.yaml",
+			env: map[string]string{"ROUTER_SERVICE_NAME": "router-3", "PROJECT_LABELS": "initial in (q,r,s,t,u,v,w,x,y,z)"},
+			want: []string{
+				"alpha/web ignored",
+				"bravo/web ignored",
+				"charlie/web ignored",
+				"delta/web ignored",
+				"echo/web ignored",
+				"foxtrot/web ignored",
+				"golf/web ignored",
+				"hotel/web ignored",
+				"india/web ignored",
+				"juliett/web ignored",
+				"kilo/web ignored",
+				"lima/web ignored",
+				"mike/web ignored",
+				"november/web ignored",
+				"oscar/web ignored",
+				"papa/web ignored",
+				"quebec/web admitted",
+				"romeo/web admitted",
+				"sierra/web admitted",
+				"tango/web admitted",
+				"uniform/web admitted",
+				"victor/web admitted",
+				"whiskey/web admitted",
+				"xray/web admitted",
+				"yankee/web admitted",
+				"zulu/web admitted",
+			}},
+		{name: "T-SHARD-1 router-2 changed to K-P", fixture: "T-SHARD-1.yaml",
+			env: map[string]string{"ROUTER_SERVICE_NAME": "router-2", "NAMESPACE_LABELS": "initial in (k,l,m,n,o,p)"},
+			want: []string{
+				"alpha/web ignored",
+				"bravo/web ignored",
+				"charlie/web ignored",
+				"delta/web ignored",
+				"echo/web ignored",
+				"foxtrot/web ignored",
+				"golf/web ignored",
+				"hotel/web ignored",
+				"india/web ignored",
+				"juliett/web ignored",
+				"kilo/web admitted",
+				"lima/web admitted",
+				"mike/web admitted",
+				"november/web admitted",
+				"oscar/web admitted",
+				"papa/web admitted",
+				"quebec/web ignored",
+				"romeo/web ignored",
+				"sierra/web ignored",
+				"tango/web ignored",
+				"uniform/web ignored",
+				"victor/web ignored",
+				"whiskey/web ignored",
+				"xray/web ignored",
+				"yankee/web ignored",
+				"zulu/web ignored",
+			}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := run(t, tt.input, append([]string{"render", "-f", "-"}, tt.flags...)...)
-			if code != 0 || stdout != tt.wantOut || !strings.Contains(stderr, tt.wantErrLine) {
-				t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant stdout:\n%s\nwant on stderr: %s", code, stdout, stderr, tt.wantOut, tt.wantErrLine)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { tt.check(t) })
+	}
+}
+
+func (tt renderCase) check(t *testing.T) {
+	t.Helper()
+	for k, v := range tt.env {
+		t.Setenv(k, v)
+	}
+	stdout, stderr, code := run(t, "", append([]string{"render", "-f", filepath.Join("testdata", "render", tt.fixture)}, tt.flags...)...)
+	if want := strings.Join(tt.want, "\n") + "\n"; code != 0 || stdout != want {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant stdout:\n%s", code, stdout, stderr, want)
+	}
+	got := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if stderr == "" {
+		got = nil
+	}
+	if tt.messages != nil {
+		if !slices.Equal(got, tt.messages) {
+			t.Errorf("stderr:\n%s\nwant:\n%s", stderr, strings.Join(tt.messages, "\n"))
+		}
+		return
+	}
+	var rejected []string
+	for _, line := range tt.want {
+		if k, _, ok := strings.Cut(line, " rejected "); ok {
+			rejected = append(rejected, k+": ")
+		}
+	}
+	if len(got) != len(rejected) {
+		t.Fatalf("stderr has %d lines, want one per rejected route (%d):\n%s", len(got), len(rejected), stderr)
+	}
+	for i, line := range got {
+		if !strings.HasPrefix(line, rejected[i]) || len(line) == len(rejected[i]) {
+			t.Errorf("stderr line %d %q, want the message of %s", i+1, line, strings.TrimSuffix(rejected[i], ": "))
+		}
 	}
 }
 
