@@ -76,8 +76,13 @@ func (rc *routeChanges) next() *routecore.Route {
 }
 
 func (c benchCluster) load() *Store {
-	s := NewStore(AdmissionConfig{ExtendedValidation: true})
-	for _, r := range c.routes {
+	return c.loadWith(AdmissionConfig{ExtendedValidation: true})
+}
+
+// loadWith puts the cluster and extra routes into a store judging with cfg.
+func (c benchCluster) loadWith(cfg AdmissionConfig, extra ...*routecore.Route) *Store {
+	s := NewStore(cfg)
+	for _, r := range append(c.routes, extra...) {
 		s.SetRoute(r)
 	}
 	for _, es := range c.slices {
@@ -89,7 +94,10 @@ func (c benchCluster) load() *Store {
 // BenchmarkStore measures admission and the model at 20,000 routes: the full
 // build (with its memory per route, not counting the Route and
 // EndpointSlice objects, which the informer caches hold anyway), and then
-// one route changed and one EndpointSlice changed.
+// one route changed and one EndpointSlice changed; and one route changed
+// when wildcard routes share the routes' domain, with the namespace
+// ownership check on (the wildcard routes lose to the older hosts of other
+// namespaces) and off (they are admitted next to them).
 func BenchmarkStore(b *testing.B) {
 	const n = 20000
 	c := newBenchCluster(b, n)
@@ -120,6 +128,38 @@ func BenchmarkStore(b *testing.B) {
 			}
 		}
 	})
+	for _, mode := range []struct {
+		name     string
+		cfg      AdmissionConfig
+		wildcard Verdict // what the wildcard routes get
+	}{
+		{"one-route-changed-with-wildcards-20000", AdmissionConfig{ExtendedValidation: true, AllowWildcardRoutes: true}, Rejected},
+		{"one-route-changed-with-wildcards-no-ownership-20000",
+			AdmissionConfig{ExtendedValidation: true, AllowWildcardRoutes: true, DisableNamespaceOwnershipCheck: true}, Admitted},
+	} {
+		var wildcards []*routecore.Route
+		for i := range 3 {
+			ns := fmt.Sprintf("ns%d", i)
+			wildcards = append(wildcards, rt(ns, fmt.Sprintf("wild%d", i), fmt.Sprintf("wild%d-%s.apps.example.com", i, ns), n+i,
+				wildcard, withPath(fmt.Sprintf("/w%d", i))))
+		}
+		ws := c.loadWith(mode.cfg, wildcards...)
+		snap := ws.Commit(true)
+		for _, w := range wildcards {
+			if d, _ := snap.Decisions.Get(key(w.Namespace, w.Name)); d.Verdict != mode.wildcard {
+				b.Fatalf("%s: %+v, want %v", w.Name, d, mode.wildcard)
+			}
+		}
+		wchanges := &routeChanges{route: c.routes[n/2]}
+		b.Run(mode.name, func(b *testing.B) {
+			for b.Loop() {
+				ws.SetRoute(wchanges.next())
+				if snap := ws.Commit(true); len(snap.Changed.Routes) != 1 {
+					b.Fatalf("changed %v", snap.Changed.Routes)
+				}
+			}
+		})
+	}
 	b.Run("one-endpointslice-changed", func(b *testing.B) {
 		es := c.slices[n/3].DeepCopy()
 		for b.Loop() {
