@@ -69,16 +69,24 @@ type Reconciler struct {
 	// reported remembers the last message of each event kind per Ingress,
 	// so that a steady cluster is not written to by repeated events.
 	reported sync.Map
+	// published remembers, per Ingress, the load-balancer hostnames this
+	// process last left in its status, so that they are known as its own
+	// when no Route's status names them any more.
+	published publishedHostnames
 }
 
 type controllerMetrics struct {
-	writes *prometheus.CounterVec
+	writes       *prometheus.CounterVec
+	statusWrites *prometheus.CounterVec
 }
 
 // Reconcile syncs one Ingress.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	ing := &networkingv1.Ingress{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ing); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.published.forget(req.NamespacedName)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err) // deleted: garbage collection removes its Routes
 	}
 	if ing.DeletionTimestamp != nil {
@@ -102,7 +110,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		failure = "Error in converting Ingress to Route: " + syncErr.Error()
 	}
 	r.report(ing, ReasonFailed, corev1.EventTypeWarning, failure)
-	if err := r.updateStatus(ctx, ing, owned.Items); err != nil {
+	if err := r.updateStatus(ctx, ing, res, owned.Items); err != nil {
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{}, syncErr
@@ -146,6 +154,8 @@ func (r *Reconciler) syncRoutes(ctx context.Context, ing *networkingv1.Ingress, 
 		switch {
 		case !ok && r.created.pending(ing.UID, want.Name):
 			// Created moments ago; the cache has not caught up.
+		case !ok && r.nameTaken(ctx, want):
+			err = fmt.Errorf("a Route named %s already exists and is not owned by this Ingress: delete or rename that Route, or rename the Ingress", want.Name)
 		case !ok:
 			err = r.write(ctx, "create", want.Name, func() error { return r.Client.Create(ctx, want) })
 			if err == nil {
@@ -155,7 +165,7 @@ func (r *Reconciler) syncRoutes(ctx context.Context, ing *networkingv1.Ingress, 
 			case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 				return nil // the namespace, Ingress included, is going away
 			case apierrors.IsAlreadyExists(err):
-				err = fmt.Errorf("a Route named %s already exists and is not owned by this Ingress", want.Name)
+				err = fmt.Errorf("a Route named %s already exists and is not owned by this Ingress: delete or rename that Route, or rename the Ingress", want.Name)
 			}
 		case needsUpdate(have, want, res.ReconcileLabels):
 			err = r.write(ctx, "update", want.Name, func() error { return r.Client.Update(ctx, merge(have, want, res.ReconcileLabels)) })
@@ -176,6 +186,14 @@ func (r *Reconciler) syncRoutes(ctx context.Context, ing *networkingv1.Ingress, 
 		return fmt.Errorf("%s", strings.Join(failures, "; "))
 	}
 	return nil
+}
+
+// nameTaken reports whether the cache holds a Route of want's name that the
+// Ingress does not own: creating it would fail, and the Route is not ours to
+// change. The sync is retried, with back-off, until the name is free.
+func (r *Reconciler) nameTaken(ctx context.Context, want *routecore.Route) bool {
+	other := &routecore.Route{}
+	return r.Client.Get(ctx, client.ObjectKeyFromObject(want), other) == nil
 }
 
 // write performs one API write on the named Route, counting and logging it.
@@ -276,30 +294,108 @@ func (r *Reconciler) report(ing *networkingv1.Ingress, reason, eventType, messag
 	r.Events.Eventf(ing, nil, eventType, reason, "Sync", "%s", clipNote(message))
 }
 
-// updateStatus sets the Ingress's load-balancer hostnames to the canonical
-// hostnames of the routers that admitted its Routes, sorted, writing only
-// when they change.
-func (r *Reconciler) updateStatus(ctx context.Context, ing *networkingv1.Ingress, owned []routecore.Route) error {
-	var hostnames []string
+// updateStatus writes the routers' canonical hostnames of the Ingress's
+// admitted Routes into its status.loadBalancer.ingress, keeping the entries
+// other controllers wrote there. Entries this controller owns are the
+// hostnames any owned Route's status names (admitted or not) and those it
+// published before; of them, only the admitted Routes that stay (not the
+// ones just deleted) are listed. The list is sorted and written only when
+// its set of entries changes.
+func (r *Reconciler) updateStatus(ctx context.Context, ing *networkingv1.Ingress, res Result, owned []routecore.Route) error {
+	key := client.ObjectKeyFromObject(ing)
+	ours := r.published.get(key, ing.UID)
+	kept := make(map[string]bool, len(res.Routes))
+	for _, want := range res.Routes {
+		kept[want.Name] = true
+	}
+	admittedHosts := map[string]bool{}
 	for i := range owned {
 		for _, in := range owned[i].Status.Ingress {
-			if in.RouterCanonicalHostname != "" && admitted(in) {
-				hostnames = append(hostnames, in.RouterCanonicalHostname)
+			if in.RouterCanonicalHostname == "" {
+				continue
+			}
+			ours[in.RouterCanonicalHostname] = true
+			if kept[owned[i].Name] && admitted(in) {
+				admittedHosts[in.RouterCanonicalHostname] = true
 			}
 		}
 	}
-	slices.Sort(hostnames)
-	hostnames = slices.Compact(hostnames)
 	var want []networkingv1.IngressLoadBalancerIngress
-	for _, h := range hostnames {
+	for _, e := range ing.Status.LoadBalancer.Ingress {
+		if e.Hostname == "" || !ours[e.Hostname] {
+			want = append(want, e) // another controller's
+		}
+	}
+	for h := range admittedHosts {
 		want = append(want, networkingv1.IngressLoadBalancerIngress{Hostname: h})
 	}
-	if equality.Semantic.DeepEqual(ing.Status.LoadBalancer.Ingress, want) {
+	slices.SortFunc(want, compareLoadBalancerIngress)
+	have := slices.SortedFunc(slices.Values(ing.Status.LoadBalancer.Ingress), compareLoadBalancerIngress)
+	if equality.Semantic.DeepEqual(have, want) {
+		r.published.set(key, ing.UID, admittedHosts)
 		return nil
 	}
 	updated := ing.DeepCopy()
 	updated.Status.LoadBalancer.Ingress = want
-	return r.Client.Status().Update(ctx, updated)
+	err := r.Client.Status().Update(ctx, updated)
+	result := "ok"
+	if err != nil {
+		result = "error"
+	} else {
+		r.published.set(key, ing.UID, admittedHosts)
+	}
+	r.metrics.statusWrites.WithLabelValues(result).Inc()
+	logf.FromContext(ctx).V(1).Info("ingress status update", "loadBalancer", want, "error", err)
+	return err
+}
+
+// compareLoadBalancerIngress orders load-balancer entries by hostname, then
+// IP (entries with only an IP come first).
+func compareLoadBalancerIngress(a, b networkingv1.IngressLoadBalancerIngress) int {
+	if c := strings.Compare(a.Hostname, b.Hostname); c != 0 {
+		return c
+	}
+	return strings.Compare(a.IP, b.IP)
+}
+
+// publishedHostnames are, per Ingress, the hostnames this process last left
+// in its load-balancer status.
+type publishedHostnames struct {
+	mu    sync.Mutex
+	byKey map[types.NamespacedName]published
+}
+
+type published struct {
+	uid       types.UID
+	hostnames map[string]bool
+}
+
+// get returns a copy of the hostnames published for the Ingress key with
+// this UID (an Ingress deleted and created again under the same name starts
+// afresh).
+func (p *publishedHostnames) get(key types.NamespacedName, uid types.UID) map[string]bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]bool{}
+	if e, ok := p.byKey[key]; ok && e.uid == uid {
+		maps.Copy(out, e.hostnames)
+	}
+	return out
+}
+
+func (p *publishedHostnames) set(key types.NamespacedName, uid types.UID, hostnames map[string]bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.byKey == nil {
+		p.byKey = map[types.NamespacedName]published{}
+	}
+	p.byKey[key] = published{uid: uid, hostnames: maps.Clone(hostnames)}
+}
+
+func (p *publishedHostnames) forget(key types.NamespacedName) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.byKey, key)
 }
 
 func admitted(in routecore.RouteIngress) bool {
@@ -364,11 +460,17 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts ControllerOpti
 		Name: "routeshift_ingress_route_writes_total",
 		Help: "Route writes by the Ingress-to-Route controller, by operation (create, update, delete) and result (ok, error).",
 	}, []string{"op", "result"})
-	if err := ctrlmetrics.Registry.Register(writes); err != nil {
-		return nil, err
+	statusWrites := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "routeshift_ingress_status_writes_total",
+		Help: "Ingress status.loadBalancer updates by the Ingress-to-Route controller, by result (ok, error).",
+	}, []string{"result"})
+	for _, c := range []prometheus.Collector{writes, statusWrites} {
+		if err := ctrlmetrics.Registry.Register(c); err != nil {
+			return nil, err
+		}
 	}
 	r := &Reconciler{Client: mgr.GetClient(), Events: mgr.GetEventRecorder("ingress-to-route"),
-		ControllerName: opts.ControllerName, metrics: &controllerMetrics{writes: writes}}
+		ControllerName: opts.ControllerName, metrics: &controllerMetrics{writes: writes, statusWrites: statusWrites}}
 	if err := indexFields(ctx, mgr); err != nil {
 		return nil, err
 	}
