@@ -26,16 +26,20 @@ type StatusIdentity struct {
 
 // DesiredStatus returns route's status.ingress as this router wants it,
 // given its decision: its own entry set (admitted or rejected) or removed
-// (ignored), every other router's entry untouched. changed is false when
-// the route already says that, ignoring transition times.
+// (ignored), every other router's entry untouched. A router has one entry:
+// duplicates of it (written by hand or by an older writer) are dropped, as
+// OpenShift's router does. changed is false when the route already says
+// that, ignoring transition times.
 func DesiredStatus(route *routecore.Route, d Decision, id StatusIdentity, now time.Time) (ingress []routecore.RouteIngress, changed bool) {
-	i := slices.IndexFunc(route.Status.Ingress, func(in routecore.RouteIngress) bool { return in.RouterName == id.RouterName })
+	ours := func(in routecore.RouteIngress) bool { return in.RouterName == id.RouterName }
+	i := slices.IndexFunc(route.Status.Ingress, ours)
 	if d.Verdict == Ignored {
 		if i < 0 {
 			return route.Status.Ingress, false
 		}
-		return slices.Delete(slices.Clone(route.Status.Ingress), i, i+1), true
+		return slices.DeleteFunc(slices.Clone(route.Status.Ingress), ours), true
 	}
+	duplicated := i >= 0 && slices.ContainsFunc(route.Status.Ingress[i+1:], ours)
 	cond := routecore.RouteIngressCondition{Type: routecore.RouteAdmitted, Status: corev1.ConditionTrue}
 	if d.Verdict == Rejected {
 		cond.Status, cond.Reason, cond.Message = corev1.ConditionFalse, d.Reason, d.Message
@@ -43,18 +47,22 @@ func DesiredStatus(route *routecore.Route, d Decision, id StatusIdentity, now ti
 	want := routecore.RouteIngress{Host: d.Host, RouterName: id.RouterName, WildcardPolicy: d.WildcardPolicy,
 		RouterCanonicalHostname: id.CanonicalHostname}
 	if i >= 0 && sameEntry(route.Status.Ingress[i], want, cond) {
-		return route.Status.Ingress, false
-	}
-	t := metav1.NewTime(now.Truncate(time.Second))
-	cond.LastTransitionTime = &t
-	want.Conditions = []routecore.RouteIngressCondition{cond}
-	out := slices.Clone(route.Status.Ingress)
-	if i >= 0 {
-		out[i] = want
+		if !duplicated {
+			return route.Status.Ingress, false
+		}
+		want = route.Status.Ingress[i] // keep its transition time
 	} else {
-		out = append(out, want)
+		t := metav1.NewTime(now.Truncate(time.Second))
+		cond.LastTransitionTime = &t
+		want.Conditions = []routecore.RouteIngressCondition{cond}
 	}
-	return out, true
+	out := slices.Clone(route.Status.Ingress)
+	if i < 0 {
+		return append(out, want), true
+	}
+	out[i] = want
+	rest := slices.DeleteFunc(out[i+1:], ours)
+	return out[:i+1+len(rest)], true
 }
 
 // sameEntry compares an existing entry with the wanted one, ignoring the
