@@ -1,10 +1,19 @@
 package cli
 
 import (
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/routeshift/routeshift/ingress"
+	"github.com/routeshift/routeshift/internal/fixtures"
+	"github.com/routeshift/routeshift/routecore"
 )
 
 const shopInput = `apiVersion: networking.k8s.io/v1
@@ -164,4 +173,107 @@ summary: 1 ingress read (0 of another class, ignored); 1 route emitted; 0 rules 
 	if !strings.Contains(stdout, "haproxy.router.openshift.io/rewrite-target: /") {
 		t.Errorf("the router annotation is not on the Route:\n%s", stdout)
 	}
+}
+
+// TestTranslateShopIngresses is the issue's acceptance case: translate -f
+// on a real-world export (fixtures.ShopIngresses) prints a clear report on
+// stderr and Routes on stdout that validate accepts; each Route is what the
+// mapping says.
+func TestTranslateShopIngresses(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	input, err := fixtures.ShopIngresses(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := writeFile(t, "shop-ingresses.yaml", input)
+	stdout, stderr, code := run(t, "", "translate", "-f", file)
+	wantErr := `warning: ingress shop/storefront: Backend service "cart" not found at index 0, path index 4
+warning: ingress shop/storefront: annotation nginx.ingress.kubernetes.io/proxy-body-size has no effect on Routes: no equivalent: the router does not limit request bodies
+warning: ingress shop/checkout: annotation nginx.ingress.kubernetes.io/ssl-passthrough has no effect on Routes: set route.openshift.io/termination: passthrough
+warning: ingress shop/docs: ignored: its class belongs to another controller (not openshift.io/ingress-to-route)
+summary: 4 ingresses read (1 of another class, ignored); 7 routes emitted; 1 rule or path produced no Route
+`
+	if code != 0 || stderr != wantErr {
+		t.Fatalf("exit %d\nstderr:\n%s\nwant:\n%s", code, stderr, wantErr)
+	}
+
+	storefront := " | annotations haproxy.router.openshift.io/timeout=30s nginx.ingress.kubernetes.io/proxy-body-size=8m | labels app.kubernetes.io/name=storefront team=shop"
+	// host and path name the Route (RouteName), as in its spec.
+	want := []struct{ ingress, host, path, route string }{
+		{"storefront", "www.example.com", "/", "www.example.com/ -> storefront:http edge(www.example.com) None" + storefront},
+		{"storefront", "www.example.com", "/api", "www.example.com/api -> api:(all) edge(www.example.com) None" + storefront},
+		{"storefront", "www.example.com", "/healthz", "www.example.com/healthz -> storefront:http edge(www.example.com) None" +
+			" | annotations haproxy.router.openshift.io/timeout=30s nginx.ingress.kubernetes.io/proxy-body-size=8m routeshift.io/path-type=Exact" +
+			" | labels app.kubernetes.io/name=storefront team=shop"},
+		{"storefront", "www.example.com", "/static", "www.example.com/static -> storefront:http edge(www.example.com) None" + storefront},
+		{"storefront", "example.com", "/", "example.com/ -> storefront:http edge(www.example.com) None" + storefront},
+		{"checkout", "secure.example.com", "", "secure.example.com -> checkout:https passthrough() None" +
+			" | annotations nginx.ingress.kubernetes.io/ssl-passthrough=true route.openshift.io/termination=passthrough | labels"},
+		{"tenant-portal", "wildcard.tenants.example.com", "/", "wildcard.tenants.example.com/ -> tenant-portal:http edge(*.tenants.example.com) Subdomain | annotations | labels"},
+	}
+	docs := strings.Split(stdout, "\n---\n")
+	if len(docs) != len(want) {
+		t.Fatalf("%d routes printed, want %d:\n%s", len(docs), len(want), stdout)
+	}
+	var names, valid []string
+	for i, w := range want {
+		var r routecore.Route
+		if err := yaml.UnmarshalStrict([]byte(docs[i]), &r); err != nil {
+			t.Fatalf("route %d: %v in\n%s", i, err, docs[i])
+		}
+		name := ingress.RouteName(w.ingress, w.host, w.path)
+		if got := describeRoute(t, &r); r.Name != name || r.Namespace != "shop" || got != w.route {
+			t.Errorf("route %d: %s/%s\n%s\nwant %s/%s\n%s", i, r.Namespace, r.Name, got, "shop", name, w.route)
+		}
+		names = append(names, "shop/"+name+"\n")
+		valid = append(valid, "shop/"+name+" valid\n")
+	}
+
+	if out, _, code := run(t, "", "translate", "-f", file, "-o", "name"); code != 0 || out != strings.Join(names, "") {
+		t.Errorf("-o name: exit %d\n%s", code, out)
+	}
+	vout, verr, vcode := run(t, stdout, "validate", "-f", "-")
+	if vcode != 0 || verr != "" || vout != strings.Join(valid, "") {
+		t.Errorf("translate's output does not validate: exit %d\nstdout:\n%s\nstderr:\n%s", vcode, vout, verr)
+	}
+}
+
+// describeRoute sums a Route up in one line: host and path, service and
+// target port ("(all)" without spec.port), termination with the common name
+// of its certificate (the key must be there too) and wildcard policy, then
+// its annotations and labels, sorted. Every TLS Route must redirect HTTP.
+func describeRoute(t *testing.T, r *routecore.Route) string {
+	t.Helper()
+	port := "(all)"
+	if r.Spec.Port != nil {
+		port = r.Spec.Port.TargetPort.String()
+	}
+	tls := "plain"
+	if c := r.Spec.TLS; c != nil {
+		cn := ""
+		if c.Certificate != "" {
+			block, _ := pem.Decode([]byte(c.Certificate))
+			cert, err := x509.ParseCertificate(block.Bytes)
+			if err != nil || c.Key == "" {
+				t.Fatalf("route %s: certificate %v, key %d bytes", r.Name, err, len(c.Key))
+			}
+			cn = cert.Subject.CommonName
+		}
+		if c.InsecureEdgeTerminationPolicy != routecore.InsecureEdgeTerminationPolicyRedirect {
+			t.Errorf("route %s: insecureEdgeTerminationPolicy %q, want Redirect", r.Name, c.InsecureEdgeTerminationPolicy)
+		}
+		tls = fmt.Sprintf("%s(%s)", c.Termination, cn)
+	}
+	pairs := func(m map[string]string) string {
+		var out []string
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			out = append(out, " "+k+"="+m[k])
+		}
+		return strings.Join(out, "")
+	}
+	return fmt.Sprintf("%s%s -> %s:%s %s %s | annotations%s | labels%s", r.Spec.Host, r.Spec.Path, r.Spec.To.Name, port, tls,
+		r.Spec.WildcardPolicy, pairs(r.Annotations), pairs(r.Labels))
 }
