@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/routeshift/routeshift/haproxy"
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// TestSettingExamplesParse: every router setting has an example its own
+// parser accepts (a file the example names need not exist here).
+func TestSettingExamplesParse(t *testing.T) {
+	for _, s := range haproxy.Settings {
+		t.Run(s.Env, func(t *testing.T) {
+			example, err := settingExample(s.Env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parse := haproxy.AddFlags(pflag.NewFlagSet("router", pflag.ContinueOnError), func(env string) string {
+				if env == s.Env {
+					return example
+				}
+				return ""
+			})
+			if _, err := parse(); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("example %q is refused: %v", example, err)
+			}
+		})
+	}
+}
+
+// TestAnnotationExamplesValidate: every catalogue annotation has an example
+// the catalogue accepts, and a Route with all of them set is valid.
+func TestAnnotationExamplesValidate(t *testing.T) {
+	all := baseRoute()
+	all.Spec.To.Kind = "Service"
+	all.Annotations = map[string]string{}
+	for _, a := range routecore.AnnotationCatalogue {
+		example, err := annotationExample(a.Key)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if err := a.Validate(field.NewPath("metadata", "annotations").Key(a.Key), example); err != nil {
+			t.Errorf("%s: example %q is refused: %v", a.Key, example, err)
+		}
+		all.Annotations[a.Key] = example
+	}
+	if errs := routecore.ValidateRoute(all, routecore.ValidateOptions{}); len(errs) > 0 {
+		t.Errorf("a Route with every example annotation is invalid: %v", errs)
+	}
+}
+
+// TestExamplesCannotDrift: docgen fails, saying what to do, when a setting
+// or an annotation has no example, and when an example names one that no
+// longer exists.
+func TestExamplesCannotDrift(t *testing.T) {
+	tests := []struct {
+		name     string
+		examples map[string]string
+		change   func(m map[string]string)
+		want     string
+	}{
+		{"setting without example", settingExamples, func(m map[string]string) { delete(m, "ROUTER_THREADS") },
+			"router setting ROUTER_THREADS has no example: add one to settingExamples in internal/docgen/examples.go"},
+		{"annotation without example", annotationExampleValues, func(m map[string]string) { delete(m, routecore.AnnTimeoutTunnel) },
+			"annotation haproxy.router.openshift.io/timeout-tunnel has no example: add one to annotationExampleValues in internal/docgen/examples.go"},
+		{"example of a removed setting", settingExamples, func(m map[string]string) { m["ROUTER_GONE"] = "x" },
+			"internal/docgen/examples.go has examples of ROUTER_GONE, which no longer exist: remove them"},
+		{"example of a removed annotation", annotationExampleValues, func(m map[string]string) { m["haproxy.router.openshift.io/gone"] = "x" },
+			"internal/docgen/examples.go has examples of haproxy.router.openshift.io/gone, which no longer exist: remove them"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			saved := make(map[string]string, len(tt.examples))
+			for k, v := range tt.examples {
+				saved[k] = v
+			}
+			t.Cleanup(func() {
+				clear(tt.examples)
+				for k, v := range saved {
+					tt.examples[k] = v
+				}
+			})
+			tt.change(tt.examples)
+			if _, err := generate(); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("generate() = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
