@@ -86,7 +86,10 @@ func TestMetricsAndHealth(t *testing.T) {
 // TestRouterWritesStatusOfRejectedRoute: status is not intercepted, so the
 // router's service account (with the manifests' role) can write the status
 // of a Route the webhook would refuse today; it cannot write the spec, and
-// a user with edit cannot write status.
+// a user with edit cannot write status. The same holds through the real
+// kubectl: `kubectl patch` and `kubectl apply --server-side` with
+// --subresource=status as the router, refused to an editor and to a user
+// without roles.
 func TestRouterWritesStatusOfRejectedRoute(t *testing.T) {
 	cp := framework.Cluster(t)
 	ctx := context.Background()
@@ -133,6 +136,52 @@ func TestRouterWritesStatusOfRejectedRoute(t *testing.T) {
 	if err := carol.Status().Update(ctx, r.DeepCopy()); err == nil || !strings.Contains(err.Error(), "forbidden") {
 		t.Errorf("an editor may write status: %v", err)
 	}
+
+	// The same through the real kubectl, as an admin checks it: patch and
+	// server-side apply of the status subresource.
+	asRouter := "--as=" + framework.RouterServiceAccount
+	status := func(routerName string) string {
+		return `{"status":{"ingress":[{"host":"stale.example.com","routerName":"` + routerName +
+			`","wildcardPolicy":"None","conditions":[{"type":"Admitted","status":"False","reason":"RouteNotAdmitted"}]}]}}`
+	}
+	forbidden := func(user, verb, resource string) string {
+		return fmt.Sprintf(`Error from server (Forbidden): routes.route.openshift.io "stale" is forbidden: User %q cannot %s resource %q in API group "route.openshift.io" in the namespace %q`+"\n", user, verb, resource, ns)
+	}
+	steps := []struct {
+		name           string
+		stdin          string
+		args           []string
+		wantOut        string
+		wantErr        string
+		wantRouterName string // status.ingress[0].routerName afterwards
+	}{
+		{name: "the router patches status", args: []string{"patch", "route", "stale", "--subresource=status", "--type=merge", "-p", status("kubectl-patch"), asRouter},
+			wantOut: "route.route.openshift.io/stale patched\n", wantRouterName: "kubectl-patch"},
+		{name: "the router applies status server-side",
+			stdin:   `{"apiVersion":"route.openshift.io/v1","kind":"Route","metadata":{"name":"stale","namespace":"` + ns + `"},` + strings.TrimPrefix(status("kubectl-apply"), "{"),
+			args:    []string{"apply", "--server-side", "--force-conflicts", "--subresource=status", "-f", "-", asRouter},
+			wantOut: "route.route.openshift.io/stale serverside-applied\n", wantRouterName: "kubectl-apply"},
+		{name: "the router cannot patch the spec", args: []string{"patch", "route", "stale", "--type=merge", "-p", `{"spec":{"path":"/x"}}`, asRouter},
+			wantErr: forbidden(framework.RouterServiceAccount, "patch", "routes"), wantRouterName: "kubectl-apply"},
+		{name: "an editor cannot patch status", args: []string{"patch", "route", "stale", "--subresource=status", "--type=merge", "-p", status("carol"), "--as=carol"},
+			wantErr: forbidden("carol", "patch", "routes/status"), wantRouterName: "kubectl-apply"},
+		// kubectl reads the object first, which a user without roles may not.
+		{name: "a user without roles cannot patch status", args: []string{"patch", "route", "stale", "--subresource=status", "--type=merge", "-p", status("dave"), "--as=dave"},
+			wantErr: forbidden("dave", "get", "routes/status"), wantRouterName: "kubectl-apply"},
+	}
+	for _, step := range steps {
+		t.Run(step.name, func(t *testing.T) {
+			out, errOut, err := cp.KubectlStdin(t, step.stdin, append([]string{"-n", ns}, step.args...)...)
+			if (err == nil) != (step.wantErr == "") || out != step.wantOut || errOut != step.wantErr {
+				t.Errorf("kubectl %s: err=%v\nstdout %q\nstderr %q\nwant   %q / %q", strings.Join(step.args, " "), err, out, errOut, step.wantOut, step.wantErr)
+			}
+			got, errOut, err := cp.Kubectl(t, "get", "route", "stale", "-n", ns, "-o", "jsonpath={.status.ingress[0].routerName}")
+			if err != nil || got != step.wantRouterName {
+				t.Errorf("status.ingress[0].routerName = %q (%v %s), want %q", got, err, errOut, step.wantRouterName)
+			}
+		})
+	}
+
 	// Unchanged invalid values do not block other edits (ratcheting).
 	if _, errOut, ok := apply(t, cp, strings.Replace(stale, "metadata:\n", "metadata:\n  labels: {tier: web}\n", 1)); !ok {
 		t.Errorf("relabelling the stored route: %s", errOut)
