@@ -38,10 +38,7 @@ func TestStartupResync(t *testing.T) {
 	goneRoute := ingress.RouteName("gone", "gone.example.com", "/")
 	wantRoutes(t, cp, ns, oldPath, goneRoute)
 
-	if err := cp.Webhook.Stop(); err != nil {
-		t.Fatalf("stopping the manager: %v\n%s", err, cp.Webhook.Output())
-	}
-	stopped := true
+	stopped := false
 	t.Cleanup(func() {
 		// The other tests of the package need the manager.
 		if stopped {
@@ -50,6 +47,12 @@ func TestStartupResync(t *testing.T) {
 			}
 		}
 	})
+	// Stop ends the process even when it reports an error.
+	err := cp.Webhook.Stop()
+	stopped = true
+	if err != nil {
+		t.Fatalf("stopping the manager: %v\n%s", err, cp.Webhook.Output())
+	}
 
 	update(t, cp, kept, func(i *networkingv1.Ingress) { i.Spec.Rules[0].HTTP.Paths[0].Path = "/new" })
 	if err := cp.Client.Delete(ctx, gone); err != nil {
