@@ -141,7 +141,7 @@ func TestRenderBackendFeatures(t *testing.T) {
 
 		// Headers.
 		{name: "HSTS on edge routes", route: []func(*Route){edgeRedirect, withOverrides(routecore.Overrides{HSTSHeader: "max-age=31536000;includeSubDomains;preload"})},
-			want: []string{"http-response set-header Strict-Transport-Security 'max-age=31536000;includeSubDomains;preload'"}},
+			want: []string{"http-response set-header Strict-Transport-Security 'max-age=31536000;includeSubDomains;preload' if { ssl_fc }"}},
 		{name: "no HSTS on plain routes", route: []func(*Route){withOverrides(routecore.Overrides{HSTSHeader: "max-age=1"})},
 			unwanted: []string{"http-response set-header Strict-Transport-Security 'max-age=1'"}},
 		{name: "header actions, quoted", route: []func(*Route){edgeRedirect, func(r *Route) {

@@ -238,7 +238,7 @@ func checkRenderedQuoting(t *testing.T, out *Output, rt *Route) {
 	var want [][]string
 	term := rt.Termination()
 	if hsts := rt.Overrides.HSTSHeader; hsts != "" && (term == routecore.TLSTerminationEdge || term == routecore.TLSTerminationReencrypt) && unserved == "" {
-		want = append(want, []string{"http-response", "set-header", "Strict-Transport-Security", strings.ReplaceAll(hsts, "%", "%%")})
+		want = append(want, []string{"http-response", "set-header", "Strict-Transport-Security", strings.ReplaceAll(hsts, "%", "%%"), "if", "{", "ssl_fc", "}"})
 	}
 	if h := rt.HTTPHeaders; h != nil && term != routecore.TLSTerminationPassthrough && unserved == "" {
 		for dir, list := range map[string][]routecore.RouteHTTPHeader{"http-request": h.Actions.Request, "http-response": h.Actions.Response} {

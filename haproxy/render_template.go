@@ -256,7 +256,9 @@ type BackendData struct {
 	AllowList *AllowListData
 	// RateLimit is nil without the rate-limit-connections annotation.
 	RateLimit *RateLimitData
-	// HSTS is the quoted Strict-Transport-Security value, or empty.
+	// HSTS is the quoted Strict-Transport-Security value, or empty. It
+	// goes on responses to requests that came over TLS only (RFC 6797
+	// §7.2): edge routes with insecure policy Allow also serve plain HTTP.
 	HSTS string
 	// RewritePath rewrites request paths (annotation rewrite-target), or
 	// is nil.
@@ -583,7 +585,7 @@ backend {{.Name}} from {{.Defaults}}
   cookie {{.Name}} insert indirect nocache httponly dynamic{{if .Secure}} secure attr SameSite={{.SameSite}}{{end}}
 {{- end}}
 {{- with .HSTS}}
-  http-response set-header Strict-Transport-Security {{.}}
+  http-response set-header Strict-Transport-Security {{.}} if { ssl_fc }
 {{- end}}
 {{- with .RewritePath}}
   http-request replace-path {{.Regex}} {{.Replacement}}

@@ -121,9 +121,32 @@ func newTrafficRouter(t *testing.T, mods ...func(*DataPlaneConfig)) *trafficRout
 // it is ready. The Process is stopped (and Start awaited) at cleanup.
 func (r *trafficRouter) start() *trafficRouter {
 	r.t.Helper()
+	done := r.launch(nil)
+	eventually(r.t, 30*time.Second, "the process is ready", func() error {
+		select {
+		case err := <-done:
+			r.t.Fatalf("Process.Start returned early: %v", err)
+		default:
+		}
+		if !r.p.Ready() {
+			return errors.New("not ready")
+		}
+		return nil
+	})
+	return r
+}
+
+// launch creates the renderer, runs beforeRun (when not nil), starts the
+// Process and publishes what the store holds, without waiting for
+// anything. The returned channel receives what Start returns early.
+func (r *trafficRouter) launch(beforeRun func()) <-chan error {
+	r.t.Helper()
 	renderer, err := NewRenderer(r.cfg)
 	if err != nil {
 		r.t.Fatal(err)
+	}
+	if beforeRun != nil {
+		beforeRun()
 	}
 	r.p = NewProcess(r.cfg, renderer, r.feed.Subscribe())
 	if r.filePoll > 0 {
@@ -151,18 +174,7 @@ func (r *trafficRouter) start() *trafficRouter {
 		}
 	})
 	r.publish()
-	eventually(r.t, 30*time.Second, "the process is ready", func() error {
-		select {
-		case err := <-done:
-			r.t.Fatalf("Process.Start returned early: %v", err)
-		default:
-		}
-		if !r.p.Ready() {
-			return errors.New("not ready")
-		}
-		return nil
-	})
-	return r
+	return done
 }
 
 // route adds or changes a route (with a new resourceVersion, so that the
@@ -330,6 +342,9 @@ type goBackend struct {
 	ip   string
 	port int32
 	hits atomic.Int64
+	// stop closes the listener and every connection: the port refuses
+	// connections from then on.
+	stop func()
 }
 
 // newBackend starts a backend; handler nil answers with the name. tlsCfg
@@ -355,7 +370,8 @@ func newBackend(t testing.TB, name string, handler http.HandlerFunc, tlsCfg *tls
 		fmt.Fprint(w, name)
 	})}
 	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
+	b.stop = func() { srv.Close() }
+	t.Cleanup(b.stop)
 	return b
 }
 
