@@ -38,7 +38,7 @@ var (
 	})
 	reloadFailures = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "routeshift_router_reload_failures_total",
-		Help: "Configurations HAProxy refused (the previous one kept serving).",
+		Help: "Configurations that could not be rendered or loaded, retries included (the previous one kept serving).",
 	})
 	reloadsTotal = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "routeshift_router_reloads_total",
@@ -68,7 +68,9 @@ func init() {
 // the runtime API; other changes reload HAProxy hitlessly (the master hands
 // the listening sockets to the new worker), at most once per
 // RELOAD_INTERVAL after the first; a configuration HAProxy refuses never
-// replaces the one serving; HAProxy dying is noticed and it is restarted.
+// replaces the one serving, and the latest snapshot is applied again after a
+// backoff (retryDelay) until it loads; HAProxy dying is noticed and it is
+// restarted.
 type Process struct {
 	cfg       DataPlaneConfig
 	renderer  *Renderer
@@ -94,6 +96,27 @@ type Process struct {
 	pending    *Output   // rendered, not yet loaded (waiting for RELOAD_INTERVAL)
 	pendingOK  bool      // pending holds a synced snapshot
 	failing    bool      // the last load failed: the files on disk are lastGood
+	// stale is set when applying or loading the latest snapshot failed:
+	// it is applied again after retryDelay, without waiting for a change.
+	stale bool
+	// failures counts the consecutive failures, for the retry's backoff.
+	failures int
+}
+
+// maxRetryDelay caps the backoff between attempts to apply a snapshot
+// that failed (unless RELOAD_INTERVAL is longer).
+const maxRetryDelay = 2 * time.Minute
+
+// retryDelay is how long the router waits before applying the latest
+// snapshot again after the n-th consecutive failure: RELOAD_INTERVAL,
+// doubled with each further failure, at most maxRetryDelay.
+func retryDelay(interval time.Duration, n int) time.Duration {
+	limit := max(maxRetryDelay, interval)
+	d := interval
+	for i := 1; i < n && d < limit; i++ {
+		d *= 2
+	}
+	return min(d, limit)
 }
 
 // NewProcess returns a Process that renders with renderer and serves the
@@ -142,6 +165,26 @@ func (p *Process) Start(ctx context.Context) error {
 			}
 		}
 	}()
+	// retry fires while the latest snapshot is stale (see settle).
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	settle := func(err error, what string, applied bool) {
+		switch {
+		case err != nil:
+			p.stale = true
+			p.failures++
+			delay := retryDelay(p.cfg.ReloadInterval, p.failures)
+			retry.Reset(delay)
+			log.Error(err, what, "retryIn", delay.String(), "consecutiveFailures", p.failures)
+		case applied:
+			if p.stale {
+				log.Info("the configuration applies again", "after", p.failures)
+			}
+			p.stale, p.failures = false, 0
+			retry.Stop()
+		}
+	}
 	for {
 		var exited chan struct{}
 		p.mu.Lock()
@@ -157,19 +200,18 @@ func (p *Process) Start(ctx context.Context) error {
 			if !snap.Synced && p.cfg.BindPortsAfterSync {
 				continue
 			}
-			if err := p.apply(ctx, snap); err != nil {
-				log.Error(err, "applying the configuration")
-			}
+			settle(p.apply(ctx, snap), "applying the configuration", true)
 		case <-tick.C:
-			if err := p.flush(ctx, false); err != nil {
-				log.Error(err, "loading the configuration")
+			settle(p.flush(ctx, false), "loading the configuration", false)
+		case <-retry.C:
+			if p.stale && p.last != nil {
+				log.Info("applying the latest configuration again after a failure")
+				settle(p.apply(ctx, *p.last), "applying the configuration again", true)
 			}
 		case <-files:
 			if p.last != nil && p.renderer.FilesChanged() {
 				log.Info("the default certificate or destination CA changed: loading it")
-				if err := p.apply(ctx, *p.last); err != nil {
-					log.Error(err, "applying the configuration")
-				}
+				settle(p.apply(ctx, *p.last), "applying the configuration", true)
 			}
 		case <-exited:
 			if p.stopping.Load() {
@@ -213,6 +255,9 @@ func (p *Process) apply(ctx context.Context, snap Snapshot) error {
 	}
 	start := time.Now()
 	if err := p.writeFiles(out); err != nil {
+		// Some files may be new, some old: the next attempt writes every
+		// file that differs from the configuration HAProxy runs.
+		p.failing = true
 		return err
 	}
 	writeConfigSeconds.Observe(time.Since(start).Seconds())
@@ -288,7 +333,7 @@ func (p *Process) flush(ctx context.Context, now bool) error {
 		reloadFailures.Inc()
 		p.failing = true
 		p.restore(out)
-		return fmt.Errorf("HAProxy refuses the new configuration (the previous one keeps serving; retrying on the next change): %w", err)
+		return fmt.Errorf("HAProxy refuses the new configuration (the previous one keeps serving): %w", err)
 	}
 	p.failing = false
 	// The pending output is the renderer's latest rendering.
@@ -299,9 +344,14 @@ func (p *Process) flush(ctx context.Context, now bool) error {
 	} else {
 		err = p.reload(ctx)
 	}
-	if err == nil {
-		err = p.disableHealthChecks()
+	if err != nil {
+		// HAProxy may run an older configuration than the files on disk:
+		// the next attempt reloads them.
+		reloadFailures.Inc()
+		p.failing = true
+		return err
 	}
+	err = p.disableHealthChecks()
 	if err == nil && synced {
 		p.ready.Store(true)
 	}

@@ -106,3 +106,29 @@ func TestProcessServes(t *testing.T) {
 		t.Errorf("unknown host: %d, want 503", code)
 	}
 }
+
+// TestRetryDelay: after a failure the latest snapshot is applied again
+// after RELOAD_INTERVAL, then twice as long after each further failure,
+// never longer than maxRetryDelay unless RELOAD_INTERVAL is.
+func TestRetryDelay(t *testing.T) {
+	for _, c := range []struct {
+		interval time.Duration
+		failures int
+		want     time.Duration
+	}{
+		{5 * time.Second, 1, 5 * time.Second},
+		{5 * time.Second, 2, 10 * time.Second},
+		{5 * time.Second, 3, 20 * time.Second},
+		{5 * time.Second, 5, 80 * time.Second},
+		{5 * time.Second, 6, maxRetryDelay},
+		{5 * time.Second, 1000, maxRetryDelay},
+		{time.Second, 1, time.Second},
+		{time.Second, 4, 8 * time.Second},
+		{10 * time.Minute, 1, 10 * time.Minute},
+		{10 * time.Minute, 3, 10 * time.Minute},
+	} {
+		if got := retryDelay(c.interval, c.failures); got != c.want {
+			t.Errorf("retryDelay(%v, %d) = %v, want %v", c.interval, c.failures, got, c.want)
+		}
+	}
+}
