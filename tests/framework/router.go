@@ -117,6 +117,17 @@ func (cp *ControlPlane) serviceAccountToken(namespace, name string) (string, err
 // is ready; it is stopped when the test ends.
 func (cp *ControlPlane) StartRouter(t testing.TB, name string, flags ...string) *Router {
 	t.Helper()
+	r := cp.LaunchRouter(t, name, flags...)
+	if err := WaitHTTP(context.Background(), fmt.Sprintf("http://127.0.0.1:%d/healthz/ready", r.ListenPort), 60*time.Second, r.Process); err != nil {
+		t.Fatalf("%v\nrouter output:\n%s", err, r.Output())
+	}
+	return r
+}
+
+// LaunchRouter runs a router as StartRouter does, but waits only until it
+// is alive (/healthz answers 200), not until HAProxy serves.
+func (cp *ControlPlane) LaunchRouter(t testing.TB, name string, flags ...string) *Router {
+	t.Helper()
 	ctx := context.Background()
 	bin, err := cp.Routeshift()
 	if err != nil {
@@ -161,7 +172,7 @@ func (cp *ControlPlane) StartRouter(t testing.TB, name string, flags ...string) 
 			t.Errorf("router %s did not stop cleanly: %v\n%s", name, err, p.Output())
 		}
 	})
-	if err := WaitHTTP(ctx, fmt.Sprintf("http://127.0.0.1:%d/healthz/ready", ports[0]), 60*time.Second, p); err != nil {
+	if err := WaitHTTP(ctx, fmt.Sprintf("http://127.0.0.1:%d/healthz", ports[0]), 60*time.Second, p); err != nil {
 		t.Fatalf("%v\nrouter output:\n%s", err, p.Output())
 	}
 	return r

@@ -1,0 +1,364 @@
+package router
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/hostaddr"
+	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/tests/framework"
+)
+
+// The test label keeps a router of these tests on its own namespace's
+// Routes: the control plane, and the Routes of other tests, are shared.
+const testLabel = "routeshift.test/router"
+
+// tlsBackend is a server on the machine's own address (Kubernetes refuses
+// loopback endpoints) with handler h, serving TLS with kp when not nil.
+func tlsBackend(t *testing.T, h http.HandlerFunc, kp *certs.KeyPair) (ip string, port int32) {
+	t.Helper()
+	ip, err := hostaddr.IPv4()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kp != nil {
+		pair, err := tls.X509KeyPair(kp.CertPEM, kp.KeyPEM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l = tls.NewListener(l, &tls.Config{Certificates: []tls.Certificate{pair}})
+	}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: h}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return ip, int32(l.Addr().(*net.TCPAddr).Port)
+}
+
+// answer replies with name.
+func answer(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, name) }
+}
+
+// service creates Service ns/name and an EndpointSlice with one ready
+// endpoint.
+func service(t *testing.T, cp *framework.ControlPlane, ns, name, ip string, port int32) {
+	t.Helper()
+	svc := &corev1.Service{}
+	svc.Namespace, svc.Name = ns, name
+	svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80}}
+	es := endpointSlice(ns, map[string]int32{ip: port})
+	es.Name = name + "-1"
+	es.Labels["kubernetes.io/service-name"] = name
+	create(t, cp, svc, es)
+}
+
+// labelled is a Route to service svc, labelled for the test's router.
+func labelled(ns, name, host, svc string, tlsCfg *routecore.TLSConfig) *routecore.Route {
+	r := route(ns, name, host, map[string]string{testLabel: ns})
+	r.Spec.To.Name = svc
+	r.Spec.TLS = tlsCfg
+	return r
+}
+
+func newCA(t *testing.T, name string) *certs.KeyPair {
+	t.Helper()
+	ca, err := certs.NewCA(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ca
+}
+
+func issue(t *testing.T, ca *certs.KeyPair, name string) *certs.KeyPair {
+	t.Helper()
+	kp, err := ca.Issue(certs.Options{CommonName: name, DNSNames: []string{name}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kp
+}
+
+// TestRouterServesTLSTraffic: `routeshift router` against the real API
+// server serves a reencrypt Route whose endpoint it verifies with the
+// Route's destinationCACertificate (and refuses one whose CA does not
+// verify it), a passthrough Route whose client sees the endpoint's own
+// certificate, and a WebSocket upgrade through an edge Route.
+func TestRouterServesTLSTraffic(t *testing.T) {
+	cp := framework.Cluster(t)
+	ns := cp.CreateNamespace(t, "tls")
+	host := func(name string) string { return name + "." + ns + ".example.com" }
+
+	backendCA, otherCA, podCA := newCA(t, "backend CA"), newCA(t, "another CA"), newCA(t, "pod CA")
+	ip, port := tlsBackend(t, answer("secure-pod"), issue(t, backendCA, "secure."+ns+".svc"))
+	service(t, cp, ns, "secure", ip, port)
+	podLeaf := issue(t, podCA, host("passthrough"))
+	ip, port = tlsBackend(t, answer("passthrough-pod"), podLeaf)
+	service(t, cp, ns, "pod", ip, port)
+	ip, port = tlsBackend(t, websocketEcho, nil)
+	service(t, cp, ns, "ws", ip, port)
+	create(t, cp,
+		labelled(ns, "reencrypt", host("reencrypt"), "secure", &routecore.TLSConfig{Termination: routecore.TLSTerminationReencrypt,
+			DestinationCACertificate: string(backendCA.CertPEM)}),
+		labelled(ns, "wrong-ca", host("wrong-ca"), "secure", &routecore.TLSConfig{Termination: routecore.TLSTerminationReencrypt,
+			DestinationCACertificate: string(otherCA.CertPEM)}),
+		labelled(ns, "passthrough", host("passthrough"), "pod", &routecore.TLSConfig{Termination: routecore.TLSTerminationPassthrough}),
+		labelled(ns, "websocket", host("websocket"), "ws", &routecore.TLSConfig{Termination: routecore.TLSTerminationEdge}))
+
+	r := cp.StartRouter(t, "tls", "--labels", testLabel+"="+ns)
+	for _, name := range []string{"reencrypt", "wrong-ca", "passthrough", "websocket"} {
+		waitStatus(t, cp, ns, name, "tls: True")
+	}
+	// https asks the router's HTTPS port for a host, with SNI, verifying
+	// the router's certificate with roots (nil: not verified).
+	https := func(h string, roots *x509.CertPool) (int, string, *tls.ConnectionState, error) {
+		c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				return (&net.Dialer{}).DialContext(ctx, "tcp", fmt.Sprintf("127.0.0.1:%d", r.HTTPSPort))
+			},
+			TLSClientConfig:   &tls.Config{RootCAs: roots, InsecureSkipVerify: roots == nil}, //nolint:gosec // the router's default certificate is self-signed
+			DisableKeepAlives: true,
+		}}
+		resp, err := c.Get("https://" + h + "/")
+		if err != nil {
+			return 0, "", nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body), resp.TLS, err
+	}
+
+	t.Run("reencrypt_verifies_the_endpoint_with_the_destination_CA", func(t *testing.T) {
+		framework.Eventually(t, "reencrypt served by the endpoint", func() error {
+			if code, body, _, err := https(host("reencrypt"), nil); err != nil || code != http.StatusOK || body != "secure-pod" {
+				return fmt.Errorf("%d %q %v", code, body, err)
+			}
+			return nil
+		})
+		if code, body, _, err := https(host("wrong-ca"), nil); err != nil || code != http.StatusServiceUnavailable || body == "secure-pod" {
+			t.Errorf("reencrypt with a destination CA that does not verify the endpoint: %d %q %v, want 503", code, body, err)
+		}
+	})
+	t.Run("passthrough_client_sees_the_endpoint_certificate", func(t *testing.T) {
+		roots := x509.NewCertPool()
+		roots.AddCert(podCA.Cert)
+		framework.Eventually(t, "passthrough served by the endpoint", func() error {
+			code, body, state, err := https(host("passthrough"), roots)
+			if err != nil || code != http.StatusOK || body != "passthrough-pod" {
+				return fmt.Errorf("%d %q %v", code, body, err)
+			}
+			if len(state.PeerCertificates) == 0 || !bytes.Equal(state.PeerCertificates[0].Raw, podLeaf.Cert.Raw) {
+				return errors.New("the client did not see the endpoint's certificate")
+			}
+			return nil
+		})
+	})
+	t.Run("websocket_upgrade_through_an_edge_route", func(t *testing.T) {
+		framework.Eventually(t, "a WebSocket message echoed through the edge route", func() error {
+			return websocketRoundTrip(r.HTTPSPort, host("websocket"), "hello through routeshift")
+		})
+	})
+}
+
+// TestRouterReadyAfterFirstLoad: a router whose TEMPLATE_FILE renders a
+// line HAProxy refuses for one Route is alive (/healthz 200) but not ready
+// (/healthz/ready not 200) while no configuration with the synced Routes
+// has loaded, retries included; once that Route is deleted the next
+// configuration loads and the router is ready and serves.
+func TestRouterReadyAfterFirstLoad(t *testing.T) {
+	cp := framework.Cluster(t)
+	ns := cp.CreateNamespace(t, "ready")
+	ip, port := tlsBackend(t, answer("web-pod"), nil)
+	service(t, cp, ns, "web", ip, port)
+	good, broken := labelled(ns, "good", "good."+ns+".example.com", "web", nil), labelled(ns, "broken", "broken."+ns+".example.com", "web", nil)
+	create(t, cp, good, broken)
+	// A custom backend template (the documented data), with a line HAProxy
+	// refuses in the backend of ns/broken.
+	template := fmt.Sprintf(`{{define "backend"}}backend {{.Name}} from {{.Defaults}}
+{{- if eq .Route %q}}
+  this-is-not-a-directive
+{{- end}}
+{{- with .ServerDefaults}}
+  default-server{{with .CheckInterval}} check inter {{.}}{{end}}
+{{- end}}
+{{- range .Servers}}
+  server {{.Name}} {{.Endpoint}}{{if .Enabled}} weight {{.Weight}}{{else}} disabled{{end}}
+{{- end}}
+{{end}}
+`, ns+"/broken")
+	file := filepath.Join(t.TempDir(), "backend.tmpl")
+	if err := os.WriteFile(file, []byte(template), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	r := cp.LaunchRouter(t, "ready", "--labels", testLabel+"="+ns, "--template", file, "--interval", "1s")
+	framework.Eventually(t, "a retry of the refused configuration failed too", func() error {
+		if !strings.Contains(r.Output(), `"msg":"applying the configuration again"`) {
+			return errors.New("no failed retry logged")
+		}
+		series, err := scrape(r)
+		if err != nil {
+			return err
+		}
+		if n := series["routeshift_router_reload_failures_total"]; n < 2 {
+			return fmt.Errorf("routeshift_router_reload_failures_total = %v", n)
+		}
+		return nil
+	})
+	if code, body, err := r.GetListen("/healthz", ""); err != nil || code != http.StatusOK {
+		t.Errorf("/healthz while HAProxy refuses the configuration: %d %q %v, want 200", code, body, err)
+	}
+	if code, body, err := r.GetListen("/healthz/ready", ""); err != nil || code == http.StatusOK {
+		t.Errorf("/healthz/ready while HAProxy refuses the configuration: %d %q %v, want not 200", code, body, err)
+	}
+	if !strings.Contains(r.Output(), "this-is-not-a-directive") {
+		t.Errorf("HAProxy's reason is not logged:\n%s", r.Output())
+	}
+
+	if err := cp.Client.Delete(context.Background(), broken); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, "/healthz/ready 200 once the configuration loads", func() error {
+		if code, body, err := r.GetListen("/healthz/ready", ""); err != nil || code != http.StatusOK {
+			return fmt.Errorf("%d %q %v", code, body, err)
+		}
+		return nil
+	})
+	httpClient := &http.Client{Timeout: 5 * time.Second}
+	if code, body, err := get(httpClient, fmt.Sprintf("http://127.0.0.1:%d/", r.HTTPPort), good.Spec.Host); err != nil || code != http.StatusOK || body != "web-pod" {
+		t.Errorf("%s once ready: %d %q %v", good.Spec.Host, code, body, err)
+	}
+}
+
+// websocketEcho answers a WebSocket upgrade by hand (RFC 6455) and echoes
+// one text frame.
+func websocketEcho(w http.ResponseWriter, req *http.Request) {
+	if !strings.EqualFold(req.Header.Get("Upgrade"), "websocket") || req.Header.Get("Sec-WebSocket-Key") == "" {
+		http.Error(w, "not a WebSocket upgrade", http.StatusBadRequest)
+		return
+	}
+	conn, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
+		websocketAccept(req.Header.Get("Sec-WebSocket-Key")))
+	if rw.Flush() != nil {
+		return
+	}
+	payload, err := readFrame(rw.Reader)
+	if err != nil {
+		return
+	}
+	_ = writeFrame(rw.Writer, payload, nil)
+	_ = rw.Flush()
+}
+
+func websocketAccept(key string) string {
+	sum := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+	return base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// writeFrame writes one final text frame of at most 125 bytes, masked with
+// mask (as clients must) when mask is not nil.
+func writeFrame(w io.Writer, payload, mask []byte) error {
+	if len(payload) > 125 {
+		return errors.New("payload too long for this test")
+	}
+	head := []byte{0x81, byte(len(payload))}
+	body := bytes.Clone(payload)
+	if mask != nil {
+		head[1] |= 0x80
+		head = append(head, mask...)
+		for i := range body {
+			body[i] ^= mask[i%4]
+		}
+	}
+	_, err := w.Write(append(head, body...))
+	return err
+}
+
+// readFrame reads one frame of at most 125 bytes and unmasks it.
+func readFrame(r *bufio.Reader) ([]byte, error) {
+	head := make([]byte, 2)
+	if _, err := io.ReadFull(r, head); err != nil {
+		return nil, err
+	}
+	n := int(head[1] & 0x7f)
+	if n > 125 {
+		return nil, errors.New("frame too long for this test")
+	}
+	var mask []byte
+	if head[1]&0x80 != 0 {
+		mask = make([]byte, 4)
+		if _, err := io.ReadFull(r, mask); err != nil {
+			return nil, err
+		}
+	}
+	payload := make([]byte, n)
+	if _, err := io.ReadFull(r, payload); err != nil {
+		return nil, err
+	}
+	for i := range payload {
+		if mask != nil {
+			payload[i] ^= mask[i%4]
+		}
+	}
+	return payload, nil
+}
+
+// websocketRoundTrip upgrades a TLS connection to the router's HTTPS port
+// (SNI host) to a WebSocket, sends message and expects it echoed.
+func websocketRoundTrip(httpsPort int, host, message string) error {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", fmt.Sprintf("127.0.0.1:%d", httpsPort),
+		&tls.Config{ServerName: host, InsecureSkipVerify: true}) //nolint:gosec // the router's default certificate is self-signed
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	const key = "dGhlIHNhbXBsZSBub25jZQ=="
+	fmt.Fprintf(conn, "GET /chat HTTP/1.1\r\nHost: %s\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: %s\r\n\r\n", host, key)
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		return fmt.Errorf("reading the upgrade response: %w", err)
+	}
+	if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Sec-WebSocket-Accept") != websocketAccept(key) {
+		return fmt.Errorf("upgrade answered %s, Sec-WebSocket-Accept %q", resp.Status, resp.Header.Get("Sec-WebSocket-Accept"))
+	}
+	if err := writeFrame(conn, []byte(message), []byte{1, 2, 3, 4}); err != nil {
+		return err
+	}
+	echo, err := readFrame(br)
+	if err != nil {
+		return fmt.Errorf("reading the echo: %w", err)
+	}
+	if string(echo) != message {
+		return fmt.Errorf("echo %q, want %q", echo, message)
+	}
+	return nil
+}
