@@ -252,28 +252,34 @@ func (c *AdmissionConfig) judge(contenders []*contender, decide func(*contender,
 	}
 }
 
-// claimConflict returns why ct loses to an older admitted contender, or "".
-// Routes of other namespaces are never named: their names are not the
-// reader's business.
+// claimConflict returns why ct loses to an older contender holding its
+// claim, or "". While the namespace ownership check is on, messages never
+// name Routes of other namespaces: their names are not the reader's
+// business. With it off, any namespace may share a host, and a conflict
+// names the Route holding the host and path, whatever its namespace, as
+// OpenShift's router does.
 func (c *AdmissionConfig) claimConflict(ct *contender, sameHost, wildcards []*contender, plainByNamespace map[string]*contender) string {
 	foreign := func(o *contender) bool { return o.namespace != ct.namespace && !c.DisableNamespaceOwnershipCheck }
+	exposes := func(o *contender) string {
+		return fmt.Sprintf("route %s already exposes %s and is older", o.name, ct.host)
+	}
 	if !ct.wildcard {
 		for _, o := range sameHost {
 			switch {
 			case foreign(o):
 				return fmt.Sprintf("a route in another namespace holds %s and is older than %s", ct.host, ct.name)
-			case o.path == ct.path || (o.tls && ct.tls && (o.passthru || ct.passthru)):
-				return fmt.Sprintf("route %s already exposes %s and is older", o.name, ct.host)
+			case sameHostConflict(o, ct):
+				return exposes(o)
 			}
 		}
 		for _, w := range wildcards {
 			switch {
 			case foreign(w):
 				return fmt.Sprintf("a route in another namespace holds host %s", ct.host)
-			case w.host == ct.host && w.path == ct.path:
+			case w.host == ct.host && sameHostConflict(w, ct):
 				// The wildcard route's own host is its claim too: the
 				// younger plain route would take that host's traffic.
-				return fmt.Sprintf("route %s already exposes %s and is older", w.name, ct.host)
+				return exposes(w)
 			}
 		}
 		return ""
@@ -284,18 +290,31 @@ func (c *AdmissionConfig) claimConflict(ct *contender, sameHost, wildcards []*co
 			return fmt.Sprintf("a route in another namespace holds host %s", ct.host)
 		case w.path == ct.path:
 			return fmt.Sprintf("wildcard route %s/%s has host *.%s, blocking %s", w.namespace, w.name, DomainKey(w.host), ct.host)
+		case w.host == ct.host && sameHostConflict(w, ct):
+			return exposes(w)
 		}
 	}
 	if !c.DisableNamespaceOwnershipCheck {
-		var holder *contender
-		for ns, o := range plainByNamespace {
-			if ns != ct.namespace && (holder == nil || older(o, holder) < 0) {
-				holder = o
+		for ns := range plainByNamespace {
+			if ns != ct.namespace {
+				return fmt.Sprintf("a route in another namespace holds host %s", ct.host)
 			}
 		}
-		if holder != nil {
-			return fmt.Sprintf("a route in another namespace holds host %s", ct.host)
+	}
+	// Its own host is a wildcard route's claim too, under the rules of
+	// plain routes (OpenShift's UniqueHost): the routes of the host that
+	// are left belong to ct's namespace, or the check is off.
+	for _, o := range sameHost {
+		if sameHostConflict(o, ct) {
+			return exposes(o)
 		}
 	}
 	return ""
+}
+
+// sameHostConflict reports whether two routes of one host cannot both hold
+// it: they have the same path, or both are TLS routes and one is
+// passthrough (which takes the host's whole TLS traffic, by SNI).
+func sameHostConflict(a, b *contender) bool {
+	return a.path == b.path || (a.tls && b.tls && (a.passthru || b.passthru))
 }
