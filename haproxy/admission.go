@@ -95,6 +95,9 @@ type contender struct {
 	// a route with a broken certificate still holds its host, so that no
 	// other namespace takes it over.
 	certReason, certMessage string
+	// holds records whether the contender held its claim when the Store
+	// last judged it.
+	holds bool
 }
 
 // older orders contenders: earlier creation first, ties by UID.
@@ -217,16 +220,31 @@ func withExternalCertificate(r *routecore.Route, s *corev1.Secret) *routecore.Ro
 }
 
 // judge decides, oldest first, which contenders win their claims: a
-// contender is admitted unless an older admitted one conflicts with it.
-// Contenders of one domain interact only through the same host or through
-// wildcard routes, so callers may judge one host's contenders alone when the
-// domain has no wildcard contender.
-func (c *AdmissionConfig) judge(contenders []*contender, decide func(*contender, Decision)) {
+// contender holds its claim unless an older holder conflicts with it, and is
+// admitted when it holds it and its certificates pass. Contenders of one
+// domain interact only through the same host or through wildcard routes, so
+// callers may judge one host's contenders alone when the domain has no
+// wildcard contender. held are plain contenders outside the judged set that
+// hold their claims: they count as older holders of their namespace's hosts
+// (which is all a wildcard route asks of the domain's other hosts) and are
+// not decided. decide receives each judged contender's decision and whether
+// it holds its claim.
+func (c *AdmissionConfig) judge(contenders, held []*contender, decide func(ct *contender, d Decision, holds bool)) {
 	slices.SortFunc(contenders, older)
+	slices.SortFunc(held, older)
 	byHost := map[string][]*contender{}
 	var wildcards []*contender
 	plainByNamespace := map[string]*contender{}
+	hold := func(ct *contender) {
+		if _, ok := plainByNamespace[ct.namespace]; !ok {
+			plainByNamespace[ct.namespace] = ct
+		}
+	}
 	for _, ct := range contenders {
+		for len(held) > 0 && older(held[0], ct) < 0 {
+			hold(held[0])
+			held = held[1:]
+		}
 		msg := c.claimConflict(ct, byHost[ct.host], wildcards, plainByNamespace)
 		d := Decision{Verdict: Admitted, Host: ct.host, WildcardPolicy: routecore.WildcardPolicyNone}
 		if ct.wildcard {
@@ -234,21 +252,19 @@ func (c *AdmissionConfig) judge(contenders []*contender, decide func(*contender,
 		}
 		if msg != "" {
 			d.Verdict, d.Reason, d.Message = Rejected, ReasonHostAlreadyClaimed, msg
-			decide(ct, d)
+			decide(ct, d, false)
 			continue
 		}
 		if ct.wildcard {
 			wildcards = append(wildcards, ct)
 		} else {
 			byHost[ct.host] = append(byHost[ct.host], ct)
-			if _, ok := plainByNamespace[ct.namespace]; !ok {
-				plainByNamespace[ct.namespace] = ct
-			}
+			hold(ct)
 		}
 		if ct.certReason != "" {
 			d.Verdict, d.Reason, d.Message = Rejected, ct.certReason, ct.certMessage
 		}
-		decide(ct, d)
+		decide(ct, d, true)
 	}
 }
 

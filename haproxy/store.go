@@ -2,6 +2,7 @@ package haproxy
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,8 +19,9 @@ import (
 // in it. It takes Route, Namespace, EndpointSlice and Secret events, marks
 // what they affect, and on Commit re-judges only that and produces the next
 // Snapshot. Work per Commit is proportional to the change: a route is
-// re-judged with the routes of its host (with its whole domain only when the
-// domain has wildcard routes), a service's endpoints are merged alone.
+// re-judged with the routes of its host (and, when its domain has wildcard
+// routes, with those and their hosts; the whole domain only when a wildcard
+// route wins or loses its claim), a service's endpoints are merged alone.
 //
 // A Store is not safe for concurrent use: one goroutine owns it.
 type Store struct {
@@ -58,6 +60,64 @@ type routeState struct {
 type domainState struct {
 	hosts     map[string]map[string]*contender // host -> route key -> contender
 	wildcards map[string]*contender            // route key -> wildcard contender
+	// holders are the plain contenders holding their claims, by namespace,
+	// oldest first: what a wildcard contender asks of the domain's hosts.
+	holders map[string][]*contender
+}
+
+// setHolds records whether a plain contender holds its claim.
+func (ds *domainState) setHolds(ct *contender, holds bool) {
+	if ct.holds == holds {
+		return
+	}
+	ct.holds = holds
+	if ct.wildcard {
+		return
+	}
+	list := ds.holders[ct.namespace]
+	i, _ := slices.BinarySearchFunc(list, ct, older)
+	if holds {
+		ds.holders[ct.namespace] = slices.Insert(list, i, ct)
+		return
+	}
+	if j := slices.Index(list[i:], ct); j >= 0 { // past contenders of the same age
+		list = slices.Delete(list, i+j, i+j+1)
+	}
+	if len(list) == 0 {
+		delete(ds.holders, ct.namespace)
+	} else {
+		ds.holders[ct.namespace] = list
+	}
+}
+
+// oldestHolders returns, of the plain contenders holding hosts other than
+// skip, the oldest and the oldest of another namespace: for a wildcard
+// contender of any namespace, whether another namespace holds an older host
+// is whether one of those two is older and of another namespace.
+func (ds *domainState) oldestHolders(skip map[string]bool) []*contender {
+	var first, second *contender
+	for _, list := range ds.holders {
+		i := 0
+		for i < len(list) && skip[list[i].host] {
+			i++
+		}
+		if i == len(list) {
+			continue
+		}
+		switch ct := list[i]; {
+		case first == nil || older(ct, first) < 0:
+			first, second = ct, first
+		case second == nil || older(ct, second) < 0:
+			second = ct
+		}
+	}
+	var out []*contender
+	for _, ct := range []*contender{first, second} {
+		if ct != nil {
+			out = append(out, ct)
+		}
+	}
+	return out
 }
 
 // NewStore returns an empty store judging with cfg.
@@ -252,7 +312,7 @@ func (s *Store) reassess(k string, st *routeState, routes *PMapEditor[*Route], d
 	domain := DomainKey(ct.host)
 	ds := s.domains[domain]
 	if ds == nil {
-		ds = &domainState{hosts: map[string]map[string]*contender{}, wildcards: map[string]*contender{}}
+		ds = &domainState{hosts: map[string]map[string]*contender{}, wildcards: map[string]*contender{}, holders: map[string][]*contender{}}
 		s.domains[domain] = ds
 	}
 	if ct.wildcard {
@@ -280,6 +340,7 @@ func (s *Store) withdraw(st *routeState) {
 	if ds == nil {
 		return
 	}
+	ds.setHolds(ct, false)
 	if ct.wildcard {
 		delete(ds.wildcards, ct.key)
 		s.dirtyDomains[domain] = true
@@ -303,10 +364,18 @@ func (s *Store) markHost(domain, host string) {
 }
 
 // judgeDomain re-judges the contenders of the given hosts of a domain, or
-// of the whole domain when hosts is nil or the domain has wildcard routes.
+// of the whole domain when hosts is nil, or when the domain has wildcard
+// routes and judging the hosts alone changes which of them hold.
 func (s *Store) judgeDomain(domain string, hosts map[string]bool, routes *PMapEditor[*Route], decisions *PMapEditor[Decision], changed Changes) {
 	ds := s.domains[domain]
 	if ds == nil {
+		return
+	}
+	record := func(ct *contender, d Decision, holds bool) {
+		ds.setHolds(ct, holds)
+		s.decide(ct.key, s.routes[ct.key], d, routes, decisions, changed)
+	}
+	if hosts != nil && len(ds.wildcards) > 0 && s.judgeHosts(ds, hosts, record) {
 		return
 	}
 	var contenders []*contender
@@ -326,9 +395,53 @@ func (s *Store) judgeDomain(domain string, hosts map[string]bool, routes *PMapEd
 			}
 		}
 	}
-	s.cfg.judge(contenders, func(ct *contender, d Decision) {
-		s.decide(ct.key, s.routes[ct.key], d, routes, decisions, changed)
+	s.cfg.judge(contenders, nil, record)
+}
+
+// judgeHosts re-judges the given hosts of a domain with wildcard routes in
+// time proportional to them, not to the domain. A plain contender's verdict
+// depends only on its host and on the wildcard contenders that hold their
+// claims; a wildcard contender's on the other wildcards, on its own host and
+// on whether another namespace holds an older host of the domain. So it
+// judges the wildcards with the contenders of the given hosts and of the
+// wildcards' hosts, and stands in for every other host with the oldest
+// holders oldestHolders picks. If every wildcard contender keeps its hold,
+// the other hosts keep their verdicts: the judgement is recorded and
+// judgeHosts returns true. Otherwise it records nothing and returns false,
+// and the whole domain must be judged.
+func (s *Store) judgeHosts(ds *domainState, hosts map[string]bool, record func(*contender, Decision, bool)) bool {
+	judged := make(map[string]bool, len(hosts)+len(ds.wildcards))
+	var contenders []*contender
+	for _, w := range ds.wildcards {
+		contenders = append(contenders, w)
+		judged[w.host] = true
+	}
+	for host := range hosts {
+		judged[host] = true
+	}
+	for host := range judged {
+		for _, ct := range ds.hosts[host] {
+			contenders = append(contenders, ct)
+		}
+	}
+	type result struct {
+		ct    *contender
+		d     Decision
+		holds bool
+	}
+	results := make([]result, 0, len(contenders))
+	stable := true
+	s.cfg.judge(contenders, ds.oldestHolders(judged), func(ct *contender, d Decision, holds bool) {
+		stable = stable && (!ct.wildcard || holds == ct.holds)
+		results = append(results, result{ct, d, holds})
 	})
+	if !stable {
+		return false
+	}
+	for _, r := range results {
+		record(r.ct, r.d, r.holds)
+	}
+	return true
 }
 
 // decide records a route's decision and, for admitted routes, what to serve.

@@ -13,7 +13,10 @@ import (
 
 // FuzzStoreIncremental: whatever sequence of route events arrives, judging
 // incrementally gives the same decisions as judging the final set of routes
-// from scratch. The input bytes drive the events.
+// from scratch, and the store's index of plain routes holding their hosts
+// stays true. The input bytes drive the events: routes of three namespaces
+// on hosts of two domains, plain or wildcard, with or without a path, HTTP,
+// edge or passthrough.
 func FuzzStoreIncremental(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 200, 3, 4})
 	f.Add([]byte{0, 0, 0, 255, 128, 64, 32, 16, 8, 4, 2, 1})
@@ -45,14 +48,22 @@ func FuzzStoreIncremental(f *testing.F) {
 					if ops[i+2]%2 == 0 {
 						r.Labels = map[string]string{"s": "1"}
 					}
+					switch ops[i+1] / 6 % 3 {
+					case 1:
+						withTLS(routecore.TLSTerminationEdge)(r)
+					case 2:
+						withTLS(routecore.TLSTerminationPassthrough)(r)
+					}
 					incremental.SetRoute(r)
 					final[k] = r
 				}
 				if ops[i]%2 == 0 {
 					incremental.Commit(true)
+					checkHolders(t, incremental)
 				}
 			}
 			got := verdicts(incremental.Commit(true))
+			checkHolders(t, incremental)
 			fresh := NewStore(cfg)
 			for _, r := range final {
 				fresh.SetRoute(r)
@@ -73,6 +84,28 @@ func FuzzStoreIncremental(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkHolders fails unless every domain's holders index lists exactly the
+// plain contenders that hold their claims, by namespace, oldest first.
+func checkHolders(t *testing.T, s *Store) {
+	t.Helper()
+	for domain, ds := range s.domains {
+		want := map[string][]*contender{}
+		for _, group := range ds.hosts {
+			for _, ct := range group {
+				if ct.holds {
+					want[ct.namespace] = append(want[ct.namespace], ct)
+				}
+			}
+		}
+		for _, list := range want {
+			slices.SortFunc(list, older)
+		}
+		if !maps.EqualFunc(ds.holders, want, func(a, b []*contender) bool { return slices.Equal(a, b) }) {
+			t.Fatalf("domain %q: holders %v, want %v", domain, ds.holders, want)
+		}
+	}
 }
 
 // checkShardStep compares a snapshot with what a shard step expects: the
