@@ -77,8 +77,13 @@ The cluster's data lives in --data-dir and is kept across runs; --clean starts a
 Ctrl-C stops everything it started.
 
 The demo backend listens on this machine's first non-loopback IPv4 address, because the API
-server refuses loopback addresses in EndpointSlices; it closes connections from anywhere but
-this machine. Backends of your own need such an address too.`,
+server refuses loopback addresses in EndpointSlices (so there is no --allow-loopback-endpoints
+here); it closes connections from anywhere but this machine. Backends of your own need such an
+address too. On a machine without one, local stops at start and says so.
+
+Before starting anything, local checks the binaries in --bin-dir, HAProxy (--haproxy), the
+HAProxy ports (--http-port, --https-port) and the data directory, and says what to do when one
+is missing, taken or from another version.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout())
@@ -121,6 +126,8 @@ type localRun struct {
 	errs        chan error
 	demoPort    int
 	webhookPort int
+	// hostIP is the machine's address the demo backend listens on.
+	hostIP string
 }
 
 func (o *localOptions) run(ctx context.Context, out io.Writer) error {
@@ -160,9 +167,14 @@ func (o *localOptions) run(ctx context.Context, out io.Writer) error {
 	}
 }
 
-// prepare checks what the run needs and takes the data directory.
+// prepare checks everything the run needs that can be checked before a
+// process starts, so that a mistake costs no wait, and takes the data
+// directory.
 func (r *localRun) prepare() error {
 	o := r.opts
+	if err := r.checkNotInUse(); err != nil {
+		return err
+	}
 	if o.clean {
 		if err := os.RemoveAll(o.dataDir); err != nil {
 			return fmt.Errorf("--clean: %w", err)
@@ -171,25 +183,24 @@ func (r *localRun) prepare() error {
 	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
 		return fmt.Errorf("--data-dir: %w", err)
 	}
+	if err := r.checkVersion(); err != nil {
+		return err
+	}
 	bin, err := findBinDir(o.binDir)
 	if err != nil {
 		return err
 	}
 	r.bin = bin
-	if _, err := exec.LookPath(o.haproxyPath); err != nil {
-		return fmt.Errorf("HAProxy is not installed (%s not found): install it with 'sudo apt-get install -y haproxy' (Debian/Ubuntu) or pass --haproxy", o.haproxyPath)
-	}
-	for _, p := range []int{o.httpPort, o.httpsPort} {
-		l, err := net.Listen("tcp", net.JoinHostPort(o.bind, strconv.Itoa(p)))
-		if err != nil {
-			return fmt.Errorf("port %d on %s is in use: stop the program using it, or choose another port with --http-port / --https-port", p, o.bind)
-		}
-		l.Close()
-	}
-	if err := r.lock(); err != nil {
+	if err := checkHAProxy(o.haproxyPath); err != nil {
 		return err
 	}
-	if err := r.checkVersion(); err != nil {
+	if r.hostIP, err = hostaddr.IPv4(); err != nil {
+		return fmt.Errorf("the demo backend: %w", err)
+	}
+	if err := o.checkPorts(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(r.pidFile(), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
 		return err
 	}
 	r.log, err = os.OpenFile(filepath.Join(o.dataDir, "routeshift.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -200,15 +211,55 @@ func (r *localRun) prepare() error {
 	return nil
 }
 
-// lock refuses a data directory another running `routeshift local` uses.
-func (r *localRun) lock() error {
-	path := filepath.Join(r.opts.dataDir, "routeshift.pid")
-	if data, err := os.ReadFile(path); err == nil {
-		if pid, _ := strconv.Atoi(strings.TrimSpace(string(data))); pid > 0 && pid != os.Getpid() && syscall.Kill(pid, 0) == nil {
-			return fmt.Errorf("another routeshift local (pid %d) is using %s: stop it, or use another --data-dir", pid, r.opts.dataDir)
-		}
+func (r *localRun) pidFile() string { return filepath.Join(r.opts.dataDir, "routeshift.pid") }
+
+// checkNotInUse refuses a data directory another running `routeshift
+// local` uses (before --clean could delete its data).
+func (r *localRun) checkNotInUse() error {
+	data, err := os.ReadFile(r.pidFile())
+	if err != nil {
+		return nil
 	}
-	return os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())), 0o600)
+	if pid, _ := strconv.Atoi(strings.TrimSpace(string(data))); pid > 0 && pid != os.Getpid() && syscall.Kill(pid, 0) == nil {
+		return fmt.Errorf("another routeshift local (pid %d) is using %s: stop it, or use another --data-dir", pid, r.opts.dataDir)
+	}
+	return nil
+}
+
+// checkHAProxy finds the HAProxy binary the router will run.
+func checkHAProxy(path string) error {
+	_, err := exec.LookPath(path)
+	switch {
+	case err == nil:
+		return nil
+	case strings.Contains(path, "/"):
+		return fmt.Errorf("--haproxy %s: %w: pass the path of HAProxy 2.6 or newer, or install it with 'sudo apt-get install -y haproxy' (Debian 12, Ubuntu 24.04 or newer)", path, errors.Unwrap(err))
+	default:
+		return fmt.Errorf("HAProxy is not installed (no %s in PATH): install HAProxy 2.6 or newer with 'sudo apt-get install -y haproxy' (Debian 12, Ubuntu 24.04 or newer), or pass its path with --haproxy", path)
+	}
+}
+
+// checkPorts refuses HAProxy ports that are taken, naming the flag to
+// change.
+func (o *localOptions) checkPorts() error {
+	if o.httpPort == o.httpsPort {
+		return fmt.Errorf("--http-port and --https-port are both %d: choose two ports", o.httpPort)
+	}
+	for _, p := range []struct {
+		port int
+		flag string
+	}{{o.httpPort, "--http-port"}, {o.httpsPort, "--https-port"}} {
+		addr := net.JoinHostPort(o.bind, strconv.Itoa(p.port))
+		l, err := net.Listen("tcp", addr)
+		switch {
+		case errors.Is(err, syscall.EADDRINUSE):
+			return fmt.Errorf("port %d on %s (%s) is in use: stop the program using it, or choose another port with %s", p.port, o.bind, p.flag, p.flag)
+		case err != nil:
+			return fmt.Errorf("HAProxy cannot listen on %s (--bind-address, %s): %w", addr, p.flag, err)
+		}
+		l.Close()
+	}
+	return nil
 }
 
 // dataVersion is written to the data directory; a directory of another
@@ -220,11 +271,14 @@ func (r *localRun) checkVersion() error {
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
+		if _, err := os.Stat(filepath.Join(r.opts.dataDir, "etcd")); err == nil {
+			return fmt.Errorf("%s holds cluster data without a VERSION file (from another program, or damaged): run 'routeshift local --clean' to delete it and start afresh, or use another --data-dir", r.opts.dataDir)
+		}
 		return os.WriteFile(path, []byte(dataVersion+"\n"), 0o600)
 	case err != nil:
 		return err
 	case strings.TrimSpace(string(data)) != dataVersion:
-		return fmt.Errorf("%s holds data of %q, not %q: run 'routeshift local --clean' to start afresh", r.opts.dataDir, strings.TrimSpace(string(data)), dataVersion)
+		return fmt.Errorf("%s holds data of %q, not %q: run 'routeshift local --clean' to delete it and start afresh, or use another --data-dir", r.opts.dataDir, strings.TrimSpace(string(data)), dataVersion)
 	}
 	return nil
 }
@@ -454,10 +508,7 @@ func (r *localRun) startRouter(ctx context.Context) error {
 // backend listens on the machine's own address; it closes every connection
 // that does not come from this machine.
 func (r *localRun) deployDemo(ctx context.Context) error {
-	ip, err := hostaddr.IPv4()
-	if err != nil {
-		return err
-	}
+	ip := r.hostIP
 	tl, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
 		return err
@@ -585,7 +636,7 @@ func (r *localRun) stop(cancel context.CancelFunc) {
 	if r.env != nil {
 		_ = r.env.Stop()
 	}
-	_ = os.Remove(filepath.Join(r.opts.dataDir, "routeshift.pid"))
+	_ = os.Remove(r.pidFile())
 }
 
 func waitFor(ctx context.Context, timeout time.Duration, check func() error) error {

@@ -153,12 +153,19 @@ func TestLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A data directory of another version, which --clean replaces.
 	dataDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dataDir, "VERSION"), []byte("routeshift-local/0 etcd/3.5 kubernetes/1.30\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dataDir, "etcd"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	httpPort, _ := framework.FreePort()
 	httpsPort, _ := framework.FreePort()
 	ports := []string{"--http-port", fmt.Sprint(httpPort), "--https-port", fmt.Sprint(httpsPort)}
 
-	run := start(t, bin, dataDir, ports...)
+	run := start(t, bin, dataDir, append([]string{"--clean"}, ports...)...)
 	commands := run.untilReady(t)
 	var env []string
 	results := map[string]string{}
@@ -217,27 +224,7 @@ func TestLocal(t *testing.T) {
 	}
 
 	// Ctrl-C stops every process it started.
-	started := descendants(run.cmd.Process.Pid)
-	if len(started) < 4 {
-		t.Errorf("expected etcd, kube-apiserver, kube-controller-manager and HAProxy below routeshift local; found pids %v", started)
-	}
-	if err := run.cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-run.done:
-		if err != nil {
-			t.Errorf("routeshift local exited with %v after SIGINT", err)
-		}
-	case <-time.After(90 * time.Second):
-		t.Fatal("routeshift local did not stop within 90s of SIGINT")
-	}
-	for _, pid := range started {
-		if alive(pid) {
-			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-			t.Errorf("process %d (%s) outlived routeshift local", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
-		}
-	}
+	run.interrupt(t, 1)
 
 	// A second start reuses the data directory: the Ingress made above is
 	// still there and served.
@@ -247,6 +234,40 @@ func TestLocal(t *testing.T) {
 	if err != nil || !strings.Contains(out, "mine.routeshift.localhost") {
 		t.Errorf("after a restart the Ingress from the first run is not served: %q %v", out, err)
 	}
-	_ = again.cmd.Process.Signal(syscall.SIGINT)
-	<-again.done
+	// An impatient second Ctrl-C during the shutdown leaves nothing behind
+	// either.
+	again.interrupt(t, 2)
+}
+
+// interrupt sends SIGINT times times (as Ctrl-C pressed again during the
+// shutdown), then checks that routeshift local exits with status 0 and
+// that none of the processes it started outlives it.
+func (r *localRun) interrupt(t *testing.T, times int) {
+	t.Helper()
+	started := descendants(r.cmd.Process.Pid)
+	if len(started) < 4 {
+		t.Errorf("expected etcd, kube-apiserver, kube-controller-manager and HAProxy below routeshift local; found pids %v", started)
+	}
+	for i := range times {
+		if err := r.cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		if i < times-1 {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Errorf("routeshift local exited with %v after %d SIGINT", err, times)
+		}
+	case <-time.After(90 * time.Second):
+		t.Fatalf("routeshift local did not stop within 90s of SIGINT")
+	}
+	for _, pid := range started {
+		if alive(pid) {
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			t.Errorf("process %d (%s) outlived routeshift local", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
 }
