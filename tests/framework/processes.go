@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,9 +21,13 @@ import (
 )
 
 // Process is a program the tests started: kube-controller-manager, or
-// routeshift itself. Its output is kept for failure messages.
+// routeshift itself. Its output is kept for failure messages and for
+// CheckForbidden.
 type Process struct {
 	name string
+	// user is the user the process reaches the API server as when its
+	// --kubeconfig impersonates one (see KubeconfigAs); "" otherwise.
+	user string
 	cmd  *exec.Cmd
 	out  *syncBuffer
 	done chan struct{}
@@ -47,9 +52,15 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// startProcess runs path with args and returns once it has started.
+// startProcess runs path with args and returns once it has started. A
+// process whose --kubeconfig impersonates a user is checked by Stop for
+// requests the API server refused that user.
 func startProcess(name, path string, args ...string) (*Process, error) {
-	p := &Process{name: name, out: &syncBuffer{}, done: make(chan struct{})}
+	user, err := impersonatedUser(args)
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	p := &Process{name: name, user: user, out: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(path, args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -78,8 +89,13 @@ func (p *Process) Exited() (bool, error) {
 
 // Stop sends SIGTERM, waits up to 20 s for a graceful exit, then kills the
 // process group. It returns the exit error of a graceful stop (nil for exit
-// status 0).
+// status 0), joined with CheckForbidden's error: a component the API server
+// refused in its normal work lacks a permission the manifests must grant.
 func (p *Process) Stop() error {
+	return errors.Join(p.stop(), p.CheckForbidden())
+}
+
+func (p *Process) stop() error {
 	if exited, err := p.Exited(); exited {
 		return err
 	}
@@ -92,6 +108,73 @@ func (p *Process) Stop() error {
 		<-p.done
 		return fmt.Errorf("%s did not stop within 20s of SIGTERM; killed", p.name)
 	}
+}
+
+// CheckForbidden returns an error listing the lines of the process's output
+// in which the API server refused a request of the process's own user, or
+// nil when there are none or the process does not impersonate a user.
+//
+// A refusal is recognised by the API server's authorization message, which
+// names the user it refused: `... is forbidden: User "<user>" cannot list
+// resource ...` (and `cannot get path` for non-resource URLs), as client-go
+// and controller-runtime log it, possibly with its quotes escaped; and by
+// client-go's message for a 403 without a status. Refusals the component
+// reports about other users (an admission denial of a Route, the router's
+// /metrics answering 403, a webhook's permission check of the requester)
+// name someone else or no user and do not count.
+func (p *Process) CheckForbidden() error {
+	if p.user == "" {
+		return nil
+	}
+	lines := ForbiddenLines(p.Output(), p.user)
+	if len(lines) == 0 {
+		return nil
+	}
+	const shown = 10
+	total := len(lines)
+	if total > shown {
+		lines = append(lines[:shown], fmt.Sprintf("(and %d more)", total-shown))
+	}
+	return fmt.Errorf("%s, running as %s, was refused by the API server: the manifests' RBAC for it lacks a permission its work needs; log lines reporting it (%d):\n%s",
+		p.name, p.user, total, strings.Join(lines, "\n"))
+}
+
+// ForbiddenLines returns the lines of output that report a request of user
+// refused by the API server's authorization (see CheckForbidden).
+func ForbiddenLines(output, user string) []string {
+	refused := regexp.MustCompile(`User (\\)*"` + regexp.QuoteMeta(user) + `(\\)*" cannot |the server does not allow access to the requested resource`)
+	var lines []string
+	for line := range strings.Lines(output) {
+		if refused.MatchString(line) {
+			lines = append(lines, strings.TrimRight(line, "\n"))
+		}
+	}
+	return lines
+}
+
+// impersonatedUser returns the user the kubeconfig named by args'
+// --kubeconfig impersonates, or "" when there is none.
+func impersonatedUser(args []string) (string, error) {
+	for i, a := range args {
+		path, ok := strings.CutPrefix(a, "--kubeconfig=")
+		if a == "--kubeconfig" && i+1 < len(args) {
+			path, ok = args[i+1], true
+		}
+		if !ok {
+			continue
+		}
+		cfg, err := clientcmd.LoadFromFile(path)
+		if err != nil {
+			return "", err
+		}
+		if ctx, found := cfg.Contexts[cfg.CurrentContext]; found {
+			if auth, found := cfg.AuthInfos[ctx.AuthInfo]; found {
+				return auth.Impersonate, nil
+			}
+		}
+		return "", nil
+	}
+	return "", nil
 }
 
 // startControllerManager runs kube-controller-manager with the controllers
