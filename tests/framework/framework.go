@@ -8,6 +8,11 @@
 // server through a controller-runtime client or through the real kubectl
 // binary, the way users do.
 //
+// The components the framework starts as their service accounts (the
+// webhook or manager, routers) run with only the permissions manifests/
+// grants; each fails its Stop, and so its test or the package, when its log
+// shows the API server refusing that account (see Process.CheckForbidden).
+//
 // One control plane serves a whole test package:
 //
 //	func TestMain(m *testing.M) { os.Exit(framework.Main(m)) }
