@@ -92,7 +92,10 @@ func ServiceEndpointsFromSlices(svc types.NamespacedName, slices_ []*discoveryv1
 
 // Select returns the endpoints a route with targetPort reaches: all of them
 // when targetPort is nil; else those whose port name, or port number, is
-// targetPort.
+// targetPort. A number (or a string of digits) that is no endpoint's port
+// but the port of the Service selects the endpoints of that service port,
+// as a Service's clients reach them: targetPort 80 on a Service that maps
+// port 80 to the pods' 8080 reaches the 8080 endpoints.
 func (s *ServiceEndpoints) Select(targetPort *intstr.IntOrString) []Endpoint {
 	if s == nil {
 		return nil
@@ -100,10 +103,33 @@ func (s *ServiceEndpoints) Select(targetPort *intstr.IntOrString) []Endpoint {
 	if targetPort == nil {
 		return s.Endpoints
 	}
+	number := targetPort.IntVal
+	if targetPort.Type == intstr.String {
+		n, err := strconv.ParseInt(targetPort.StrVal, 10, 32)
+		if err != nil {
+			n = -1
+		}
+		number = int32(n)
+	}
+	out := s.filter(func(e Endpoint) bool {
+		return (targetPort.Type == intstr.String && (e.PortName == targetPort.StrVal || strconv.Itoa(int(e.Port)) == targetPort.StrVal)) ||
+			(targetPort.Type == intstr.Int && e.Port == number)
+	})
+	if len(out) > 0 {
+		return out
+	}
+	for _, p := range s.Ports {
+		if p.Port == number {
+			return s.filter(func(e Endpoint) bool { return e.PortName == p.Name })
+		}
+	}
+	return nil
+}
+
+func (s *ServiceEndpoints) filter(keep func(Endpoint) bool) []Endpoint {
 	var out []Endpoint
 	for _, e := range s.Endpoints {
-		if (targetPort.Type == intstr.String && (e.PortName == targetPort.StrVal || strconv.Itoa(int(e.Port)) == targetPort.StrVal)) ||
-			(targetPort.Type == intstr.Int && e.Port == targetPort.IntVal) {
+		if keep(e) {
 			out = append(out, e)
 		}
 	}

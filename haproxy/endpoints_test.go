@@ -191,9 +191,46 @@ func TestServiceEndpointsFromSlices(t *testing.T) {
 
 func ptrTo[T any](v T) *T { return &v }
 
+// TestSelect: the endpoints a route's targetPort selects, by port name or
+// number, or by the Service's port number.
+func TestSelect(t *testing.T) {
+	eps := &ServiceEndpoints{
+		Endpoints: []Endpoint{
+			{IP: "10.0.0.1", Port: 8080, PortName: "http"}, {IP: "10.0.0.2", Port: 8080, PortName: "http"},
+			{IP: "10.0.0.1", Port: 9090, PortName: "metrics"},
+		},
+		Ports: []ServicePort{{Port: 80, Name: "http"}, {Port: 9100, Name: "metrics"}, {Port: 8080, Name: "metrics"}},
+	}
+	num, str := intstr.FromInt32, intstr.FromString
+	tests := []struct {
+		name       string
+		targetPort *intstr.IntOrString
+		want       string
+	}{
+		{"no targetPort: every port", nil, "http 10.0.0.1:8080, http 10.0.0.2:8080, metrics 10.0.0.1:9090"},
+		{"by name", ptrTo(str("metrics")), "metrics 10.0.0.1:9090"},
+		{"by endpoint port number", ptrTo(num(8080)), "http 10.0.0.1:8080, http 10.0.0.2:8080"},
+		{"by endpoint port number written as a string", ptrTo(str("9090")), "metrics 10.0.0.1:9090"},
+		{"by service port number", ptrTo(num(80)), "http 10.0.0.1:8080, http 10.0.0.2:8080"},
+		{"by service port number written as a string", ptrTo(str("9100")), "metrics 10.0.0.1:9090"},
+		{"an endpoint port wins over a service port of the same number", ptrTo(num(8080)), "http 10.0.0.1:8080, http 10.0.0.2:8080"},
+		{"an unknown name", ptrTo(str("https")), ""},
+		{"an unknown number", ptrTo(num(443)), ""},
+	}
+	for _, tt := range tests {
+		if got := showEndpoints(eps.Select(tt.targetPort)); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+	if got := (*ServiceEndpoints)(nil).Select(nil); got != nil {
+		t.Errorf("a service without endpoints selects %v", got)
+	}
+}
+
 // TestRouteTargetPort: through the Store, a route's spec.port.targetPort by
 // name or number selects the endpoint ports of its service, and a route
-// without one gets them all.
+// without one gets them all; once the Service is known, a number that is a
+// service port selects the endpoints behind it.
 func TestRouteTargetPort(t *testing.T) {
 	s := NewStore(AdmissionConfig{})
 	s.SetEndpointSlice(webSlice("web-a", discoveryv1.AddressTypeIPv4,
@@ -203,11 +240,12 @@ func TestRouteTargetPort(t *testing.T) {
 		return func(r *routecore.Route) { r.Spec.Port = &routecore.RoutePort{TargetPort: tp} }
 	}
 	routes := map[string]*routecore.Route{
-		"by-name":   rt("ns", "by-name", "a.example.com", 1, withPort(intstr.FromString("metrics"))),
-		"by-number": rt("ns", "by-number", "b.example.com", 2, withPort(intstr.FromInt32(8080))),
-		"by-string": rt("ns", "by-string", "c.example.com", 3, withPort(intstr.FromString("9090"))),
-		"unknown":   rt("ns", "unknown", "e.example.com", 5, withPort(intstr.FromInt32(443))),
-		"none":      rt("ns", "none", "d.example.com", 4),
+		"by-name":    rt("ns", "by-name", "a.example.com", 1, withPort(intstr.FromString("metrics"))),
+		"by-number":  rt("ns", "by-number", "b.example.com", 2, withPort(intstr.FromInt32(8080))),
+		"by-string":  rt("ns", "by-string", "c.example.com", 3, withPort(intstr.FromString("9090"))),
+		"unknown":    rt("ns", "unknown", "e.example.com", 5, withPort(intstr.FromInt32(443))),
+		"by-service": rt("ns", "by-service", "f.example.com", 6, withPort(intstr.FromInt32(80))),
+		"none":       rt("ns", "none", "d.example.com", 4),
 	}
 	for _, r := range routes {
 		r.Spec.To.Name = "web"
@@ -223,16 +261,23 @@ func TestRouteTargetPort(t *testing.T) {
 		return showEndpoints(svc.Select(r.TargetPort))
 	}
 	want := map[string]string{
-		"by-name":   "metrics 10.0.0.1:9090 p1, metrics 10.0.0.2:9090 p2",
-		"by-number": "http 10.0.0.1:8080 p1, http 10.0.0.2:8080 p2",
-		"by-string": "metrics 10.0.0.1:9090 p1, metrics 10.0.0.2:9090 p2",
-		"unknown":   "",
-		"none":      "http 10.0.0.1:8080 p1, http 10.0.0.2:8080 p2, metrics 10.0.0.1:9090 p1, metrics 10.0.0.2:9090 p2",
+		"by-name":    "metrics 10.0.0.1:9090 p1, metrics 10.0.0.2:9090 p2",
+		"by-number":  "http 10.0.0.1:8080 p1, http 10.0.0.2:8080 p2",
+		"by-string":  "metrics 10.0.0.1:9090 p1, metrics 10.0.0.2:9090 p2",
+		"unknown":    "",
+		"by-service": "", // the Service is not known yet: 503, as OpenShift\'s router serves
+		"none":       "http 10.0.0.1:8080 p1, http 10.0.0.2:8080 p2, metrics 10.0.0.1:9090 p1, metrics 10.0.0.2:9090 p2",
 	}
 	snap := s.Commit(true)
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		if got := selected(snap, name); got != want[name] {
 			t.Errorf("%s selects %q, want %q", name, got, want[name])
 		}
+	}
+	s.SetService(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}}})
+	snap = s.Commit(true)
+	if got, want := selected(snap, "by-service"), "http 10.0.0.1:8080 p1, http 10.0.0.2:8080 p2"; got != want {
+		t.Errorf("with the Service, by-service selects %q, want %q", got, want)
 	}
 }

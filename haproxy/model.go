@@ -70,10 +70,22 @@ type Endpoint struct {
 }
 
 // ServiceEndpoints are the ready endpoints of a service, sorted and free of
-// duplicates and of addresses the router must not reach.
+// duplicates and of addresses the router must not reach, with the Service's
+// ports when the router knows the Service.
 type ServiceEndpoints struct {
 	Service   types.NamespacedName
 	Endpoints []Endpoint
+	// Ports are the Service's TCP ports (spec.ports), for a route's
+	// numeric targetPort that names a service port; shared between
+	// snapshots, never modified.
+	Ports []ServicePort
+}
+
+// ServicePort is a port of a Service: the number clients connect to, and
+// its name, which the Service's EndpointSlices give the port it targets.
+type ServicePort struct {
+	Port int32
+	Name string
 }
 
 // Snapshot is one immutable view of what a router serves: admitted routes

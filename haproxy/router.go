@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -24,7 +25,7 @@ import (
 )
 
 // Router is one router instance: it watches Routes, Namespaces,
-// EndpointSlices and TLS Secrets, judges them in a Store, and publishes
+// EndpointSlices, Services and TLS Secrets, judges them in a Store, and publishes
 // snapshots to its consumers (the status writer, the data plane).
 type Router struct {
 	cfg    Config
@@ -106,6 +107,8 @@ func (r *Router) newManager(restConfig *rest.Config, opts RunOptions) (manager.M
 			ByObject: map[client.Object]cache.ByObject{
 				// Only TLS secrets: external certificates.
 				&corev1.Secret{}: {Field: fields.OneTermEqualSelector("type", string(corev1.SecretTypeTLS))},
+				// Only the ports of Services: what a numeric targetPort names.
+				&corev1.Service{}: {Transform: servicePortsOnly},
 			},
 		},
 		LeaderElection:                r.cfg.UpdateStatus,
@@ -116,6 +119,19 @@ func (r *Router) newManager(restConfig *rest.Config, opts RunOptions) (manager.M
 		RenewDeadline:                 durationOr(opts.RenewDeadline),
 		RetryPeriod:                   durationOr(opts.RetryPeriod),
 	})
+}
+
+// servicePortsOnly keeps of a Service what the Store reads (its name and
+// ports), so that the cache does not hold every Service whole.
+func servicePortsOnly(o any) (any, error) {
+	svc, ok := o.(*corev1.Service)
+	if !ok {
+		return o, nil
+	}
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: svc.Namespace, Name: svc.Name, UID: svc.UID, ResourceVersion: svc.ResourceVersion},
+		Spec:       corev1.ServiceSpec{Ports: svc.Spec.Ports},
+	}, nil
 }
 
 func durationOr(d time.Duration) *time.Duration {
@@ -140,6 +156,8 @@ func (r *Router) watch(ctx context.Context, c cache.Cache) error {
 			func(s *Store, o client.Object) {
 				s.DeleteEndpointSlice(o.GetNamespace(), o.GetName(), o.GetLabels()[discoveryv1.LabelServiceName])
 			}},
+		{&corev1.Service{}, func(s *Store, o client.Object) { s.SetService(o.(*corev1.Service)) },
+			func(s *Store, o client.Object) { s.DeleteService(o.GetNamespace(), o.GetName()) }},
 		{&corev1.Secret{}, func(s *Store, o client.Object) { s.SetSecret(o.(*corev1.Secret)) },
 			func(s *Store, o client.Object) { s.DeleteSecret(o.GetNamespace(), o.GetName()) }},
 	}

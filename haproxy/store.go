@@ -16,7 +16,7 @@ import (
 )
 
 // Store is a router's view of the cluster and its judgement of every Route
-// in it. It takes Route, Namespace, EndpointSlice and Secret events, marks
+// in it. It takes Route, Namespace, EndpointSlice, Service and Secret events, marks
 // what they affect, and on Commit re-judges only that and produces the next
 // Snapshot. Work per Commit is proportional to the change: a route is
 // re-judged with the routes of its host (and, when its domain has wildcard
@@ -33,6 +33,7 @@ type Store struct {
 	namespaces  map[string]labels.Set
 	domains     map[string]*domainState
 	slices      map[string]map[string]*discoveryv1.EndpointSlice // service key -> slice name -> slice
+	ports       map[string][]ServicePort                         // service key -> the Service's ports
 	secrets     map[string]*corev1.Secret
 
 	dirtyRoutes   map[string]bool
@@ -125,7 +126,7 @@ func NewStore(cfg AdmissionConfig) *Store {
 	return &Store{
 		cfg: cfg, routes: map[string]*routeState{}, byNamespace: map[string]map[string]bool{},
 		bySecret: map[string]map[string]bool{}, namespaces: map[string]labels.Set{}, domains: map[string]*domainState{},
-		slices: map[string]map[string]*discoveryv1.EndpointSlice{}, secrets: map[string]*corev1.Secret{},
+		slices: map[string]map[string]*discoveryv1.EndpointSlice{}, ports: map[string][]ServicePort{}, secrets: map[string]*corev1.Secret{},
 		dirtyRoutes: map[string]bool{}, dirtyHosts: map[string]map[string]bool{}, dirtyDomains: map[string]bool{},
 		dirtyServices: map[string]bool{}, gone: map[string]bool{},
 	}
@@ -225,6 +226,33 @@ func (s *Store) DeleteEndpointSlice(namespace, name, service string) {
 	s.dirtyServices[k] = true
 }
 
+// SetService records a Service added or changed. Only its TCP ports matter:
+// they let a route's numeric targetPort name a service port.
+func (s *Store) SetService(svc *corev1.Service) {
+	k := key(svc.Namespace, svc.Name)
+	var ports []ServicePort
+	for _, p := range svc.Spec.Ports {
+		if p.Protocol == "" || p.Protocol == corev1.ProtocolTCP {
+			ports = append(ports, ServicePort{Port: p.Port, Name: p.Name})
+		}
+	}
+	if old, ok := s.ports[k]; ok && slices.Equal(old, ports) {
+		return
+	}
+	s.ports[k] = ports
+	s.dirtyServices[k] = true
+}
+
+// DeleteService records a Service deleted.
+func (s *Store) DeleteService(namespace, name string) {
+	k := key(namespace, name)
+	if _, ok := s.ports[k]; !ok {
+		return
+	}
+	delete(s.ports, k)
+	s.dirtyServices[k] = true
+}
+
 // SetSecret records a Secret added or changed; only routes that name it as
 // their external certificate care.
 func (s *Store) SetSecret(secret *corev1.Secret) {
@@ -278,7 +306,9 @@ func (s *Store) Commit(synced bool) Snapshot {
 		if len(sl) == 0 {
 			services.Delete(k)
 		} else {
-			services.Set(k, ServiceEndpointsFromSlices(types.NamespacedName{Namespace: ns, Name: name}, sl, s.cfg.AllowLoopbackEndpoints))
+			se := ServiceEndpointsFromSlices(types.NamespacedName{Namespace: ns, Name: name}, sl, s.cfg.AllowLoopbackEndpoints)
+			se.Ports = s.ports[k] // replaced, never modified, when the Service changes
+			services.Set(k, se)
 		}
 		next.Changed.Services[k] = true
 	}

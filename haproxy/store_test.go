@@ -6,7 +6,12 @@ import (
 	"slices"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/routeshift/routeshift/routecore"
 )
@@ -213,5 +218,85 @@ func TestNamespaceShardAge(t *testing.T) {
 		step.do()
 		snap := s.Commit(true)
 		t.Run(step.name, func(t *testing.T) { checkShardStep(t, s, snap, step.want, step.served, step.changed) })
+	}
+}
+
+// TestStoreServices: a Service's TCP ports reach its endpoints in the
+// snapshot; a Service event marks only that service changed, and only when
+// its ports change; earlier snapshots keep what they had.
+func TestStoreServices(t *testing.T) {
+	s := NewStore(AdmissionConfig{})
+	s.SetEndpointSlice(webSlice("web-a", discoveryv1.AddressTypeIPv4, []discoveryv1.EndpointPort{slicePort("http", 8080, "")},
+		sliceEndpoint("ready", "", "10.0.0.1")))
+	service := func(name, resourceVersion string, ports ...corev1.ServicePort) *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: resourceVersion},
+			Spec: corev1.ServiceSpec{Ports: ports}}
+	}
+	http80 := corev1.ServicePort{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}
+	dns := corev1.ServicePort{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP}
+	first := s.Commit(true)
+	steps := []struct {
+		name    string
+		do      func()
+		changed []string
+		ports   []ServicePort
+	}{
+		{"the Service arrives: its TCP ports", func() { s.SetService(service("web", "1", http80, dns)) },
+			[]string{"ns/web"}, []ServicePort{{Port: 80, Name: "http"}}},
+		{"a change that leaves the ports alone changes nothing", func() {
+			svc := service("web", "2", http80, dns)
+			svc.Labels = map[string]string{"tier": "front"}
+			s.SetService(svc)
+		}, nil, []ServicePort{{Port: 80, Name: "http"}}},
+		{"another Service changes only itself", func() { s.SetService(service("other", "1", http80)) },
+			[]string{"ns/other"}, []ServicePort{{Port: 80, Name: "http"}}},
+		{"the ports change", func() { s.SetService(service("web", "3", corev1.ServicePort{Name: "http", Port: 8000})) },
+			[]string{"ns/web"}, []ServicePort{{Port: 8000, Name: "http"}}},
+		{"the Service is deleted", func() { s.DeleteService("ns", "web") }, []string{"ns/web"}, nil},
+		{"deleting it again changes nothing", func() { s.DeleteService("ns", "web") }, nil, nil},
+	}
+	for _, step := range steps {
+		step.do()
+		snap := s.Commit(true)
+		t.Run(step.name, func(t *testing.T) {
+			if got := slices.Sorted(maps.Keys(snap.Changed.Services)); !slices.Equal(got, step.changed) {
+				t.Errorf("changed services %v, want %v", got, step.changed)
+			}
+			web, ok := snap.Services.Get("ns/web")
+			if !ok || len(web.Endpoints) != 1 {
+				t.Fatalf("ns/web endpoints %+v", web)
+			}
+			if !slices.Equal(web.Ports, step.ports) {
+				t.Errorf("ports %v, want %v", web.Ports, step.ports)
+			}
+		})
+	}
+	if web, _ := first.Services.Get("ns/web"); web.Ports != nil {
+		t.Errorf("the snapshot before the Service changed to ports %v", web.Ports)
+	}
+}
+
+// TestServicePortsOnly: the router's cache keeps of a Service its identity
+// and ports, what SetService reads, and nothing else.
+func TestServicePortsOnly(t *testing.T) {
+	ports := []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "u", ResourceVersion: "7",
+			Labels: map[string]string{"a": "b"}, Annotations: map[string]string{"big": "annotation"}},
+		Spec:   corev1.ServiceSpec{Ports: ports, Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.0.10"},
+		Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "1.2.3.4"}}}},
+	}
+	got, err := servicePortsOnly(svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "u", ResourceVersion: "7"},
+		Spec: corev1.ServiceSpec{Ports: ports}}
+	if !equality.Semantic.DeepEqual(got, want) {
+		t.Errorf("kept %+v, want %+v", got, want)
+	}
+	other := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}}
+	if got, _ := servicePortsOnly(other); got != other {
+		t.Errorf("another kind of object is changed: %+v", got)
 	}
 }

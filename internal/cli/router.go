@@ -39,9 +39,9 @@ func newRouter() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "router",
 		Short: "Run the router: admit Routes, write their status, serve them with HAProxy",
-		Long: `router watches Routes, Namespaces, EndpointSlices and TLS Secrets and decides, for this
-router instance, which Routes it serves: its shard (ROUTE_LABELS, NAMESPACE_LABELS), allowed
-and denied domains, wildcard routes, host claims (the oldest Route wins a host, and its
+		Long: `router watches Routes, Namespaces, EndpointSlices, Services and TLS Secrets and decides,
+for this router instance, which Routes it serves: its shard (ROUTE_LABELS, NAMESPACE_LABELS),
+allowed and denied domains, wildcard routes, host claims (the oldest Route wins a host, and its
 namespace owns it unless ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK), and certificate checks.
 It reports each decision in the Route's status.ingress entry for ROUTER_SERVICE_NAME (only
 the elected replica writes) and serves /healthz, /healthz/ready and /metrics on
@@ -351,6 +351,12 @@ func (o *renderOptions) add(store *haproxy.Store, obj input.Object, i int, route
 		s.Namespace = ns
 		store.SetSecret(s)
 	case obj.Kind == "Service" && obj.APIVersion == "v1":
+		svc := &corev1.Service{}
+		if err := input.DecodeStrict(obj, svc); err != nil {
+			return err
+		}
+		svc.Namespace = ns
+		store.SetService(svc)
 	default:
 		return fmt.Errorf("%s: %s %s is not read by render: give it Routes, Namespaces, EndpointSlices, Services and Secrets",
 			obj.Source, obj.APIVersion, obj.Kind)

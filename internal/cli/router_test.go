@@ -179,3 +179,62 @@ func TestRouterMetricsType(t *testing.T) {
 }
 
 func strPtr(s string) *string { return &s }
+
+// TestRenderServicePort: render reads Services: a Route whose numeric
+// targetPort is the Service's port (80, to the pods' 8080) gets the
+// endpoints behind that port; without the Service it gets none (the
+// router serves 503, as OpenShift's does).
+func TestRenderServicePort(t *testing.T) {
+	const route = `apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: web, namespace: shop}
+spec:
+  host: shop.example.com
+  to: {kind: Service, name: web}
+  port: {targetPort: 80}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-abcde, namespace: shop, labels: {kubernetes.io/service-name: web}}
+addressType: IPv4
+ports: [{name: http, port: 8080, protocol: TCP}]
+endpoints: [{addresses: [10.1.0.10], conditions: {ready: true}}]
+`
+	const service = `---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec:
+  ports: [{name: http, port: 80, targetPort: 8080}]
+`
+	for _, tt := range []struct {
+		name, input string
+		served      bool
+	}{
+		{"with the Service", route + service, true},
+		{"without it", route, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			stdout, stderr, code := run(t, tt.input, "render", "-f", "-", "--dir", dir)
+			if code != 0 || stdout != "shop/web admitted\n" {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+			}
+			backends, err := filepath.Glob(filepath.Join(dir, "conf", "backends", "*.cfg"))
+			if err != nil || len(backends) == 0 {
+				t.Fatalf("no backend files in %s: %v", dir, err)
+			}
+			var config strings.Builder
+			for _, b := range backends {
+				data, err := os.ReadFile(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				config.Write(data)
+			}
+			if got := strings.Contains(config.String(), " 10.1.0.10:8080 "); got != tt.served {
+				t.Errorf("the backends serve 10.1.0.10:8080: %v, want %v\n%s", got, tt.served, config.String())
+			}
+		})
+	}
+}
