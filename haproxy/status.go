@@ -89,10 +89,13 @@ type StatusWriter struct {
 	Reader client.Reader
 	// Snapshots delivers snapshots from the store.
 	Snapshots *Subscription
-	// QPS bounds status writes per second (default 50).
+	// QPS bounds status writes per second (default 50) once a burst
+	// of twice as many is spent. Checks that find nothing to write are
+	// not counted.
 	QPS float64
 
 	queue    workqueue.TypedRateLimitingInterface[string]
+	limiter  *rate.Limiter
 	mu       sync.Mutex
 	snapshot Snapshot
 }
@@ -107,10 +110,10 @@ func (w *StatusWriter) Start(ctx context.Context) error {
 	if qps <= 0 {
 		qps = 50
 	}
-	w.queue = workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedMaxOfRateLimiter(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 30*time.Second),
-		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(qps), int(qps*2))},
-	))
+	w.limiter = rate.NewLimiter(rate.Limit(qps), max(1, int(qps*2)))
+	// The queue's own rate limit is only the back-off of failed writes.
+	w.queue = workqueue.NewTypedRateLimitingQueue(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 30*time.Second))
 	go func() {
 		<-ctx.Done()
 		w.queue.ShutDown()
@@ -136,13 +139,13 @@ func (w *StatusWriter) watchSnapshots(ctx context.Context) {
 		}
 		if first {
 			for k := range snap.Decisions.All() {
-				w.queue.AddRateLimited(k)
+				w.queue.Add(k)
 			}
 			first = false
 			continue
 		}
 		for k := range snap.Changed.Routes {
-			w.queue.AddRateLimited(k)
+			w.queue.Add(k)
 		}
 	}
 }
@@ -175,23 +178,23 @@ func (w *StatusWriter) processNext(ctx context.Context) bool {
 }
 
 // sync writes one route's entry if it differs from what the router decided.
+// The rate limit applies to writes, not to checks: checks that find nothing
+// to write (the echo of the router's own writes, label changes) cost
+// nothing, and a worker that fell behind still writes no faster than QPS.
 func (w *StatusWriter) sync(ctx context.Context, k string) error {
-	d, ok := w.decision(k)
-	if !ok {
-		return nil // deleted: its status went with it
+	if _, _, changed, err := w.desired(ctx, k); err != nil || !changed {
+		return err
 	}
-	ns, name := splitKey(k)
-	route := &routecore.Route{}
-	if err := w.Reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, route); err != nil {
-		return client.IgnoreNotFound(err)
+	if err := w.limiter.Wait(ctx); err != nil {
+		return err
 	}
-	ingress, changed := DesiredStatus(route, d, w.ID, time.Now())
-	if !changed {
-		return nil
+	// The wait may have been long: judge again from fresh data.
+	route, ingress, changed, err := w.desired(ctx, k)
+	if err != nil || !changed {
+		return err
 	}
-	updated := route.DeepCopy()
-	updated.Status.Ingress = ingress
-	err := w.Client.Status().Update(ctx, updated)
+	route.Status.Ingress = ingress // route is this call's own copy
+	err = w.Client.Status().Update(ctx, route)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
@@ -199,4 +202,21 @@ func (w *StatusWriter) sync(ctx context.Context, k string) error {
 		statusWrites.Inc()
 	}
 	return err
+}
+
+// desired reads route k and returns it with the status.ingress the router
+// wants it to have; changed is false when there is nothing to write,
+// including for a route deleted meanwhile.
+func (w *StatusWriter) desired(ctx context.Context, k string) (route *routecore.Route, ingress []routecore.RouteIngress, changed bool, err error) {
+	d, ok := w.decision(k)
+	if !ok {
+		return nil, nil, false, nil // deleted: its status went with it
+	}
+	ns, name := splitKey(k)
+	route = &routecore.Route{}
+	if err := w.Reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, route); err != nil {
+		return nil, nil, false, client.IgnoreNotFound(err)
+	}
+	ingress, changed = DesiredStatus(route, d, w.ID, time.Now())
+	return route, ingress, changed, nil
 }
