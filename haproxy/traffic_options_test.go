@@ -462,7 +462,8 @@ func TestTrafficBalanceAlgorithms(t *testing.T) {
 		three = append(three, newBackend(t, fmt.Sprintf("source-%d", i+1), nil, nil))
 	}
 	r.endpoints("ns", "three", three...)
-	r.endpoints("ns", "two", newBackend(t, "least-1", holder("least-1"), nil), newBackend(t, "least-2", holder("least-2"), nil))
+	least := map[string]*goBackend{"least-1": newBackend(t, "least-1", holder("least-1"), nil), "least-2": newBackend(t, "least-2", holder("least-2"), nil)}
+	r.endpoints("ns", "two", least["least-1"], least["least-2"])
 	r.route(rt("ns", "source", "source.example.com", 1, toService("three"), annotated(routecore.AnnBalance, "source")))
 	r.route(rt("ns", "leastconn", "leastconn.example.com", 2, toService("two"), annotated(routecore.AnnBalance, "leastconn")))
 	r.start()
@@ -505,7 +506,29 @@ func TestTrafficBalanceAlgorithms(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatal("the long request did not reach an endpoint")
 		}
+		idle := least["least-1"]
+		if busy == "least-1" {
+			idle = least["least-2"]
+		}
 		for i := range 10 {
+			// HAProxy counts a request against its server until the
+			// stream ends, which can be just after the client has the
+			// response: wait for the idle endpoint to count none, else
+			// the two tie and leastconn may pick either.
+			eventually(t, 10*time.Second, "the idle endpoint serves no request", func() error {
+				rows, err := r.statRows("be_http:ns:leastconn")
+				if err != nil {
+					return err
+				}
+				row, err := serverAt(rows, idle)
+				if err != nil {
+					return err
+				}
+				if n := statInt(row, "scur"); n != 0 {
+					return fmt.Errorf("scur %d", n)
+				}
+				return nil
+			})
 			x := r.get("leastconn.example.com", "/")
 			if x.err != nil || x.code != http.StatusOK || x.body == busy {
 				t.Errorf("request %d while %s holds a long request: %v, want the other endpoint", i+1, busy, x)

@@ -211,27 +211,33 @@ func (cp *ControlPlane) Routeshift() (string, error) {
 }
 
 // BuildRouteshift builds routeshift from the repository into a temporary
-// directory of t, for tests without a control plane of their own.
+// directory of t, for tests without a control plane of their own. Each
+// call builds its own binary (Go's build cache makes the second one a
+// link): a binary shared between tests would vanish with the temporary
+// directory of the test that built it.
 func BuildRouteshift(t testing.TB) (string, error) {
 	root, err := findRepoRoot()
 	if err != nil {
 		return "", err
 	}
-	return buildRouteshift(t.TempDir(), root)
+	return goBuildRouteshift(t.TempDir(), root)
 }
 
+// buildRouteshift builds routeshift once per test binary into dir, which
+// must live as long as the process (the control plane's directory).
 func buildRouteshift(dir, repoRoot string) (string, error) {
-	buildOnce.Do(func() {
-		out := filepath.Join(dir, "routeshift")
-		cmd := exec.Command("go", "build", "-o", out, ".")
-		cmd.Dir = repoRoot
-		if output, err := cmd.CombinedOutput(); err != nil {
-			buildFailure = fmt.Errorf("building routeshift: %v\n%s", err, output)
-			return
-		}
-		builtBinary = out
-	})
+	buildOnce.Do(func() { builtBinary, buildFailure = goBuildRouteshift(dir, repoRoot) })
 	return builtBinary, buildFailure
+}
+
+func goBuildRouteshift(dir, repoRoot string) (string, error) {
+	out := filepath.Join(dir, "routeshift")
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd.Dir = repoRoot
+	if output, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building routeshift: %v\n%s", err, output)
+	}
+	return out, nil
 }
 
 // kubectlRun runs bin/kubectl as the admin with stdin and returns its
