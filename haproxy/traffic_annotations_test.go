@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routeshift/routeshift/internal/wstest"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -49,7 +50,7 @@ func TestTrafficRewriteTarget(t *testing.T) {
 // WebSocket after that time.
 func TestTrafficTunnelTimeout(t *testing.T) {
 	r := newTrafficRouter(t)
-	r.endpoints("ns", "ws", newBackend(t, "ws", websocketEcho, nil))
+	r.endpoints("ns", "ws", newBackend(t, "ws", wstest.Echo, nil))
 	r.route(rt("ns", "ws", "ws.example.com", 1, toService("ws"), annotated(routecore.AnnTimeoutTunnel, "1s")))
 	r.start()
 

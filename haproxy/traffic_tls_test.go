@@ -1,15 +1,10 @@
 package haproxy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/sha1"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +17,7 @@ import (
 	"time"
 
 	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/wstest"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -96,7 +92,7 @@ func TestTrafficTLS(t *testing.T) {
 	r.route(rt("ns", "passthrough", "passthrough.example.com", 8, toService("pod"), terminated(routecore.TLSTerminationPassthrough, "", nil, nil)))
 
 	// WebSocket echo behind an edge route.
-	ws := newBackend(t, "ws", websocketEcho, nil)
+	ws := newBackend(t, "ws", wstest.Echo, nil)
 	r.endpoints("ns", "ws", ws)
 	r.route(rt("ns", "websocket", "ws.example.com", 9, toService("ws"), terminated(edge, "", nil, nil)))
 	r.start()
@@ -168,7 +164,7 @@ func TestTrafficTLS(t *testing.T) {
 		}
 	})
 	t.Run("websocket_upgrade_through_edge_route", func(t *testing.T) {
-		if err := websocketRoundTrip(r, "ws.example.com", "hello through the router"); err != nil {
+		if err := wstest.RoundTrip(net.JoinHostPort("127.0.0.1", strconv.Itoa(r.cfg.HTTPSPort)), "ws.example.com", "hello through the router"); err != nil {
 			t.Error(err)
 		}
 	})
@@ -206,136 +202,6 @@ func TestTrafficStrictSNI(t *testing.T) {
 	if state, err := r.handshake("unknown.example.com", nil); err == nil {
 		t.Errorf("TLS handshake with SNI unknown.example.com succeeded (certificate %s), want it refused", leafName(state))
 	}
-}
-
-// websocketEcho answers a WebSocket upgrade by hand (RFC 6455) and echoes
-// one text frame.
-func websocketEcho(w http.ResponseWriter, req *http.Request) {
-	if req.Header.Get("Upgrade") != "websocket" || req.Header.Get("Sec-WebSocket-Key") == "" {
-		http.Error(w, "not a WebSocket upgrade", http.StatusBadRequest)
-		return
-	}
-	conn, rw, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		return
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
-		websocketAccept(req.Header.Get("Sec-WebSocket-Key")))
-	if rw.Flush() != nil {
-		return
-	}
-	payload, err := readFrame(rw.Reader)
-	if err != nil {
-		return
-	}
-	_ = writeFrame(rw.Writer, payload, false)
-	_ = rw.Flush()
-}
-
-func websocketAccept(key string) string {
-	sum := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
-	return base64.StdEncoding.EncodeToString(sum[:])
-}
-
-// writeFrame writes one final text frame, masked as clients must.
-func writeFrame(w io.Writer, payload []byte, masked bool) error {
-	if len(payload) > 125 {
-		return errors.New("payload too long for this test")
-	}
-	head := []byte{0x81, byte(len(payload))}
-	body := bytes.Clone(payload)
-	if masked {
-		head[1] |= 0x80
-		var key [4]byte
-		_, _ = rand.Read(key[:])
-		head = append(head, key[:]...)
-		for i := range body {
-			body[i] ^= key[i%4]
-		}
-	}
-	_, err := w.Write(append(head, body...))
-	return err
-}
-
-// readFrame reads one frame and returns its (unmasked) payload.
-func readFrame(r *bufio.Reader) ([]byte, error) {
-	var head [2]byte
-	if _, err := io.ReadFull(r, head[:]); err != nil {
-		return nil, err
-	}
-	if head[0]&0x0f != 1 {
-		return nil, fmt.Errorf("frame opcode %d, want 1 (text)", head[0]&0x0f)
-	}
-	n := uint64(head[1] & 0x7f)
-	switch n {
-	case 126:
-		var ext [2]byte
-		if _, err := io.ReadFull(r, ext[:]); err != nil {
-			return nil, err
-		}
-		n = uint64(binary.BigEndian.Uint16(ext[:]))
-	case 127:
-		return nil, errors.New("frame too long for this test")
-	}
-	var key [4]byte
-	if head[1]&0x80 != 0 {
-		if _, err := io.ReadFull(r, key[:]); err != nil {
-			return nil, err
-		}
-	}
-	payload := make([]byte, n)
-	if _, err := io.ReadFull(r, payload); err != nil {
-		return nil, err
-	}
-	if head[1]&0x80 != 0 {
-		for i := range payload {
-			payload[i] ^= key[i%4]
-		}
-	}
-	return payload, nil
-}
-
-// websocketRoundTrip upgrades a TLS connection to host through the router
-// and checks that a frame comes back.
-func websocketRoundTrip(r *trafficRouter, host, message string) error {
-	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp",
-		net.JoinHostPort("127.0.0.1", strconv.Itoa(r.cfg.HTTPSPort)), &tls.Config{ServerName: host, InsecureSkipVerify: true})
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(15 * time.Second))
-	key := base64.StdEncoding.EncodeToString([]byte("0123456789abcdef"))
-	req, _ := http.NewRequest(http.MethodGet, "https://"+host+"/chat", nil)
-	req.Header.Set("Upgrade", "websocket")
-	req.Header.Set("Connection", "Upgrade")
-	req.Header.Set("Sec-WebSocket-Key", key)
-	req.Header.Set("Sec-WebSocket-Version", "13")
-	if err := req.Write(conn); err != nil {
-		return err
-	}
-	br := bufio.NewReader(conn)
-	resp, err := http.ReadResponse(br, req)
-	if err != nil {
-		return fmt.Errorf("reading the upgrade response: %w", err)
-	}
-	if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Sec-WebSocket-Accept") != websocketAccept(key) {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("upgrade answered %s (Accept %q): %q", resp.Status, resp.Header.Get("Sec-WebSocket-Accept"), body)
-	}
-	if err := writeFrame(conn, []byte(message), true); err != nil {
-		return err
-	}
-	echo, err := readFrame(br)
-	if err != nil {
-		return fmt.Errorf("reading the echoed frame: %w", err)
-	}
-	if string(echo) != message {
-		return fmt.Errorf("echo %q, want %q", echo, message)
-	}
-	return nil
 }
 
 // TestTrafficDefaultCertificateRenewed: a certificate renewed in

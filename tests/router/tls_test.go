@@ -1,13 +1,10 @@
 package router
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha1"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +20,7 @@ import (
 
 	"github.com/routeshift/routeshift/certs"
 	"github.com/routeshift/routeshift/internal/hostaddr"
+	"github.com/routeshift/routeshift/internal/wstest"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/tests/framework"
 )
@@ -116,7 +114,7 @@ func TestRouterServesTLSTraffic(t *testing.T) {
 	podLeaf := issue(t, podCA, host("passthrough"))
 	ip, port = tlsBackend(t, answer("passthrough-pod"), podLeaf)
 	service(t, cp, ns, "pod", ip, port)
-	ip, port = tlsBackend(t, websocketEcho, nil)
+	ip, port = tlsBackend(t, wstest.Echo, nil)
 	service(t, cp, ns, "ws", ip, port)
 	create(t, cp,
 		labelled(ns, "reencrypt", host("reencrypt"), "secure", &routecore.TLSConfig{Termination: routecore.TLSTerminationReencrypt,
@@ -176,7 +174,7 @@ func TestRouterServesTLSTraffic(t *testing.T) {
 	})
 	t.Run("websocket_upgrade_through_an_edge_route", func(t *testing.T) {
 		framework.Eventually(t, "a WebSocket message echoed through the edge route", func() error {
-			return websocketRoundTrip(r.HTTPSPort, host("websocket"), "hello through routeshift")
+			return wstest.RoundTrip(fmt.Sprintf("127.0.0.1:%d", r.HTTPSPort), host("websocket"), "hello through routeshift")
 		})
 	})
 }
@@ -249,116 +247,4 @@ func TestRouterReadyAfterFirstLoad(t *testing.T) {
 	if code, body, err := get(httpClient, fmt.Sprintf("http://127.0.0.1:%d/", r.HTTPPort), good.Spec.Host); err != nil || code != http.StatusOK || body != "web-pod" {
 		t.Errorf("%s once ready: %d %q %v", good.Spec.Host, code, body, err)
 	}
-}
-
-// websocketEcho answers a WebSocket upgrade by hand (RFC 6455) and echoes
-// one text frame.
-func websocketEcho(w http.ResponseWriter, req *http.Request) {
-	if !strings.EqualFold(req.Header.Get("Upgrade"), "websocket") || req.Header.Get("Sec-WebSocket-Key") == "" {
-		http.Error(w, "not a WebSocket upgrade", http.StatusBadRequest)
-		return
-	}
-	conn, rw, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		return
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
-		websocketAccept(req.Header.Get("Sec-WebSocket-Key")))
-	if rw.Flush() != nil {
-		return
-	}
-	payload, err := readFrame(rw.Reader)
-	if err != nil {
-		return
-	}
-	_ = writeFrame(rw.Writer, payload, nil)
-	_ = rw.Flush()
-}
-
-func websocketAccept(key string) string {
-	sum := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
-	return base64.StdEncoding.EncodeToString(sum[:])
-}
-
-// writeFrame writes one final text frame of at most 125 bytes, masked with
-// mask (as clients must) when mask is not nil.
-func writeFrame(w io.Writer, payload, mask []byte) error {
-	if len(payload) > 125 {
-		return errors.New("payload too long for this test")
-	}
-	head := []byte{0x81, byte(len(payload))}
-	body := bytes.Clone(payload)
-	if mask != nil {
-		head[1] |= 0x80
-		head = append(head, mask...)
-		for i := range body {
-			body[i] ^= mask[i%4]
-		}
-	}
-	_, err := w.Write(append(head, body...))
-	return err
-}
-
-// readFrame reads one frame of at most 125 bytes and unmasks it.
-func readFrame(r *bufio.Reader) ([]byte, error) {
-	head := make([]byte, 2)
-	if _, err := io.ReadFull(r, head); err != nil {
-		return nil, err
-	}
-	n := int(head[1] & 0x7f)
-	if n > 125 {
-		return nil, errors.New("frame too long for this test")
-	}
-	var mask []byte
-	if head[1]&0x80 != 0 {
-		mask = make([]byte, 4)
-		if _, err := io.ReadFull(r, mask); err != nil {
-			return nil, err
-		}
-	}
-	payload := make([]byte, n)
-	if _, err := io.ReadFull(r, payload); err != nil {
-		return nil, err
-	}
-	for i := range payload {
-		if mask != nil {
-			payload[i] ^= mask[i%4]
-		}
-	}
-	return payload, nil
-}
-
-// websocketRoundTrip upgrades a TLS connection to the router's HTTPS port
-// (SNI host) to a WebSocket, sends message and expects it echoed.
-func websocketRoundTrip(httpsPort int, host, message string) error {
-	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", fmt.Sprintf("127.0.0.1:%d", httpsPort),
-		&tls.Config{ServerName: host, InsecureSkipVerify: true}) //nolint:gosec // the router's default certificate is self-signed
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	const key = "dGhlIHNhbXBsZSBub25jZQ=="
-	fmt.Fprintf(conn, "GET /chat HTTP/1.1\r\nHost: %s\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: %s\r\n\r\n", host, key)
-	br := bufio.NewReader(conn)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		return fmt.Errorf("reading the upgrade response: %w", err)
-	}
-	if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Sec-WebSocket-Accept") != websocketAccept(key) {
-		return fmt.Errorf("upgrade answered %s, Sec-WebSocket-Accept %q", resp.Status, resp.Header.Get("Sec-WebSocket-Accept"))
-	}
-	if err := writeFrame(conn, []byte(message), []byte{1, 2, 3, 4}); err != nil {
-		return err
-	}
-	echo, err := readFrame(br)
-	if err != nil {
-		return fmt.Errorf("reading the echo: %w", err)
-	}
-	if string(echo) != message {
-		return fmt.Errorf("echo %q, want %q", echo, message)
-	}
-	return nil
 }
