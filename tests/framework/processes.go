@@ -322,14 +322,20 @@ func WaitHTTP(ctx context.Context, url string, timeout time.Duration, p *Process
 // the test with what and check's last error after 30 s.
 func Eventually(t testing.TB, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	EventuallyWithin(t, 30*time.Second, what, check)
+}
+
+// EventuallyWithin is Eventually with a deadline of timeout.
+func EventuallyWithin(t testing.TB, timeout time.Duration, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
 	for {
 		err := check()
 		if err == nil {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: still not true after 30s: %v", what, err)
+			t.Fatalf("%s: still not true after %v: %v", what, timeout, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

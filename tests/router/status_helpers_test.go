@@ -116,23 +116,6 @@ func admittedEntry(in routecore.RouteIngress, router, host, canonical string) er
 	return nil
 }
 
-// eventually calls check until it returns nil, failing the test with its
-// last error after deadline.
-func eventually(t *testing.T, deadline time.Duration, what string, check func() error) {
-	t.Helper()
-	end := time.Now().Add(deadline)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(end) {
-			t.Fatalf("%s: not after %v: %v", what, deadline, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
 // wantWrites is how many status writes a router should have counted.
 type wantWrites struct {
 	name   string
@@ -154,7 +137,7 @@ func writesSettle(t *testing.T, wants ...wantWrites) {
 		}
 		return nil
 	}
-	eventually(t, 2*time.Minute, "status writes", counts)
+	framework.EventuallyWithin(t, 2*time.Minute, "status writes", counts)
 	const quiet = 6 * time.Second
 	for end := time.Now().Add(quiet); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
 		if err := counts(); err != nil {

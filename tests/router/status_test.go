@@ -230,14 +230,14 @@ func TestStatusConflicts(t *testing.T) {
 	stopChurn := sync.OnceValue(func() [n]int { close(stop); return <-done })
 	defer stopChurn()
 
-	eventually(t, time.Minute, "the third client patches every route", func() error {
+	framework.EventuallyWithin(t, time.Minute, "the third client patches every route", func() error {
 		if rounds.Load() == 0 {
 			return errors.New("no round done")
 		}
 		return nil
 	})
 	patchObject(t, cp, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, map[string]string{isolationLabel: ns}, nil)
-	eventually(t, 2*time.Minute, "both routers write every route", func() error {
+	framework.EventuallyWithin(t, 2*time.Minute, "both routers write every route", func() error {
 		if a, b := writes(t, alpha), writes(t, beta); a < n || b < n {
 			return fmt.Errorf("status writes: alpha %d, beta %d", a, b)
 		}
@@ -246,7 +246,7 @@ func TestStatusConflicts(t *testing.T) {
 	// Two more rounds, now that the routers have written: they check
 	// every Route again and must find nothing to write.
 	after := rounds.Load() + 2
-	eventually(t, time.Minute, "two more rounds of the third client", func() error {
+	framework.EventuallyWithin(t, time.Minute, "two more rounds of the third client", func() error {
 		if r := rounds.Load(); r < after {
 			return fmt.Errorf("round %d done, want %d", r, after)
 		}
@@ -307,7 +307,7 @@ func TestStatusOnlyOnChange(t *testing.T) {
 		if err := cp.Client.Patch(context.Background(), &routecore.Route{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name(i)}}, patch); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, time.Minute, "the entry of route "+name(i)+" says its new host", func() error {
+		framework.EventuallyWithin(t, time.Minute, "the entry of route "+name(i)+" says its new host", func() error {
 			in, _ := entryOf(getRoute(t, cp, ns, name(i)), "steady")
 			return admittedEntry(in, "steady", host, "")
 		})
@@ -361,7 +361,7 @@ func TestStatusWriterRateLimit(t *testing.T) {
 	feed.Publish(store.Commit(true))
 
 	routes := &routecore.RouteList{}
-	eventually(t, 2*time.Minute, "every route says bucket: True", func() error {
+	framework.EventuallyWithin(t, 2*time.Minute, "every route says bucket: True", func() error {
 		if err := cp.Client.List(context.Background(), routes, client.InNamespace(ns)); err != nil {
 			return err
 		}
@@ -458,28 +458,28 @@ func TestStatusLeavingShard(t *testing.T) {
 			t.Errorf("route %s: the entry of %s changed:\n%+v\nwas\n%+v", before.Name, router, now, was)
 		}
 	}
-	eventually(t, time.Minute, "both routers admit r1", hasEntries("r1", "shard-west", "shard-east"))
-	eventually(t, time.Minute, "both routers admit r2", hasEntries("r2", "shard-west", "shard-east"))
+	framework.EventuallyWithin(t, time.Minute, "both routers admit r1", hasEntries("r1", "shard-west", "shard-east"))
+	framework.EventuallyWithin(t, time.Minute, "both routers admit r2", hasEntries("r2", "shard-west", "shard-east"))
 	writesSettle(t, wantWrites{"shard-west", west, 2}, wantWrites{"shard-east", east, 2})
 	r1, r2 := getRoute(t, cp, ns, "r1"), getRoute(t, cp, ns, "r2")
 
 	// r1 leaves west's shard by its own labels.
 	patchObject(t, cp, r1.DeepCopy(), map[string]string{"geo": "east"}, nil)
-	eventually(t, time.Minute, "west removes its entry of r1", hasEntries("r1", "shard-east"))
+	framework.EventuallyWithin(t, time.Minute, "west removes its entry of r1", hasEntries("r1", "shard-east"))
 	unchanged(r1, "shard-east")
 	writesSettle(t, wantWrites{"shard-west", west, 3}, wantWrites{"shard-east", east, 2})
 
 	// The namespace leaves east's shard.
 	patchObject(t, cp, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, map[string]string{"region": "west"}, nil)
-	eventually(t, time.Minute, "east removes its entry of r1", hasEntries("r1"))
-	eventually(t, time.Minute, "east removes its entry of r2", hasEntries("r2", "shard-west"))
+	framework.EventuallyWithin(t, time.Minute, "east removes its entry of r1", hasEntries("r1"))
+	framework.EventuallyWithin(t, time.Minute, "east removes its entry of r2", hasEntries("r2", "shard-west"))
 	unchanged(r2, "shard-west")
 	writesSettle(t, wantWrites{"shard-west", west, 3}, wantWrites{"shard-east", east, 4})
 
 	// Both come back.
 	patchObject(t, cp, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, map[string]string{"region": "east"}, nil)
 	patchObject(t, cp, r1.DeepCopy(), map[string]string{"geo": "both"}, nil)
-	eventually(t, time.Minute, "both routers admit r1 again", hasEntries("r1", "shard-west", "shard-east"))
-	eventually(t, time.Minute, "both routers admit r2 again", hasEntries("r2", "shard-west", "shard-east"))
+	framework.EventuallyWithin(t, time.Minute, "both routers admit r1 again", hasEntries("r1", "shard-west", "shard-east"))
+	framework.EventuallyWithin(t, time.Minute, "both routers admit r2 again", hasEntries("r2", "shard-west", "shard-east"))
 	writesSettle(t, wantWrites{"shard-west", west, 4}, wantWrites{"shard-east", east, 6})
 }
