@@ -155,7 +155,7 @@ func (r *Reconciler) syncRoutes(ctx context.Context, ing *networkingv1.Ingress, 
 		case !ok && r.created.pending(ing.UID, want.Name):
 			// Created moments ago; the cache has not caught up.
 		case !ok && r.nameTaken(ctx, want):
-			err = fmt.Errorf("a Route named %s already exists and is not owned by this Ingress: delete or rename that Route, or rename the Ingress", want.Name)
+			err = nameTakenError(want.Name)
 		case !ok:
 			err = r.write(ctx, "create", want.Name, func() error { return r.Client.Create(ctx, want) })
 			if err == nil {
@@ -165,7 +165,7 @@ func (r *Reconciler) syncRoutes(ctx context.Context, ing *networkingv1.Ingress, 
 			case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 				return nil // the namespace, Ingress included, is going away
 			case apierrors.IsAlreadyExists(err):
-				err = fmt.Errorf("a Route named %s already exists and is not owned by this Ingress: delete or rename that Route, or rename the Ingress", want.Name)
+				err = nameTakenError(want.Name)
 			}
 		case needsUpdate(have, want, res.ReconcileLabels):
 			err = r.write(ctx, "update", want.Name, func() error { return r.Client.Update(ctx, merge(have, want, res.ReconcileLabels)) })
@@ -186,6 +186,12 @@ func (r *Reconciler) syncRoutes(ctx context.Context, ing *networkingv1.Ingress, 
 		return fmt.Errorf("%s", strings.Join(failures, "; "))
 	}
 	return nil
+}
+
+// nameTakenError says that a Route of the Ingress cannot be created under
+// its name, and what to do.
+func nameTakenError(name string) error {
+	return fmt.Errorf("a Route named %s already exists and is not owned by this Ingress: delete or rename that Route, or rename the Ingress", name)
 }
 
 // nameTaken reports whether the cache holds a Route of want's name that the
