@@ -112,21 +112,30 @@ func create(t *testing.T, cp *framework.ControlPlane, objs ...client.Object) {
 // update re-reads obj, applies change and writes it, retrying conflicts.
 func update[T client.Object](t *testing.T, cp *framework.ControlPlane, obj T, change func(T)) {
 	t.Helper()
+	writeRetrying(t, cp, obj, change, "updating "+obj.GetName(), func(ctx context.Context, o client.Object) error {
+		return cp.Client.Update(ctx, o)
+	})
+}
+
+// writeRetrying re-reads obj, applies change and writes it with write,
+// retrying conflicts; what names the write in failures.
+func writeRetrying[T client.Object](t *testing.T, cp *framework.ControlPlane, obj T, change func(T), what string, write func(context.Context, client.Object) error) {
+	t.Helper()
 	ctx := context.Background()
 	for range 10 {
 		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			t.Fatal(err)
 		}
 		change(obj)
-		err := cp.Client.Update(ctx, obj)
+		err := write(ctx, obj)
 		if err == nil {
 			return
 		}
 		if !apierrors.IsConflict(err) {
-			t.Fatalf("updating %s: %v", obj.GetName(), err)
+			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	t.Fatalf("updating %s: conflicts", obj.GetName())
+	t.Fatalf("%s: conflicts", what)
 }
 
 // TestIngressLifecycle follows one Ingress through its life: Routes appear

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -141,21 +140,9 @@ func setRouteStatus(t *testing.T, cp *framework.ControlPlane, ns, name string, e
 // subresource, retrying conflicts.
 func writeStatus[T client.Object](t *testing.T, cp *framework.ControlPlane, obj T, change func(T)) {
 	t.Helper()
-	ctx := context.Background()
-	for range 10 {
-		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			t.Fatal(err)
-		}
-		change(obj)
-		err := cp.Client.Status().Update(ctx, obj)
-		if err == nil {
-			return
-		}
-		if !apierrors.IsConflict(err) {
-			t.Fatalf("updating the status of %s: %v", obj.GetName(), err)
-		}
-	}
-	t.Fatalf("updating the status of %s: conflicts", obj.GetName())
+	writeRetrying(t, cp, obj, change, "updating the status of "+obj.GetName(), func(ctx context.Context, o client.Object) error {
+		return cp.Client.Status().Update(ctx, o)
+	})
 }
 
 // wantLoadBalancer waits until the Ingress's status.loadBalancer.ingress is
