@@ -31,7 +31,7 @@ import (
 	"github.com/routeshift/routeshift/routecore"
 )
 
-// Event reasons on Ingresses.
+// Event reasons on Ingresses, all of Warning events.
 const (
 	// ReasonIncomplete reports rules and paths that produced no Route.
 	ReasonIncomplete = "IncompleteIngressToRouteRules"
@@ -102,14 +102,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	r.created.observe(ing.UID, owned.Items)
 	syncErr := r.syncRoutes(ctx, ing, res, owned.Items)
-	r.report(ing, ReasonIncomplete, corev1.EventTypeNormal, problemsNote(res.Problems))
-	r.report(ing, ReasonInvalidAnnotation, corev1.EventTypeNormal, res.InvalidReconcileLabels)
-	r.report(ing, ReasonIgnoredAnnotations, corev1.EventTypeNormal, strings.Join(AnnotationHints(ing), "; "))
+	r.report(ing, ReasonIncomplete, problemsNote(res.Problems))
+	r.report(ing, ReasonInvalidAnnotation, res.InvalidReconcileLabels)
+	r.report(ing, ReasonIgnoredAnnotations, strings.Join(AnnotationHints(ing), "; "))
 	failure := ""
 	if syncErr != nil {
 		failure = "Error in converting Ingress to Route: " + syncErr.Error()
 	}
-	r.report(ing, ReasonFailed, corev1.EventTypeWarning, failure)
+	r.report(ing, ReasonFailed, failure)
 	if err := r.updateStatus(ctx, ing, res, owned.Items); err != nil {
 		return reconcile.Result{}, err
 	}
@@ -285,9 +285,12 @@ func sortedRoutes(m map[string]*routecore.Route) []*routecore.Route {
 	return out
 }
 
-// report records an event when its message for this Ingress changed since
-// the last one of the same reason; an empty message only clears the memory.
-func (r *Reconciler) report(ing *networkingv1.Ingress, reason, eventType, message string) {
+// report records a Warning event when its message for this Ingress changed
+// since the last one of the same reason; an empty message only clears the
+// memory. Every reason is a problem the Ingress's owner should fix, so all
+// are Warnings (`kubectl get events --field-selector type=Warning` lists
+// them), also IncompleteIngressToRouteRules, which OpenShift records as Normal.
+func (r *Reconciler) report(ing *networkingv1.Ingress, reason, message string) {
 	key := string(ing.UID) + "/" + reason
 	if message == "" {
 		r.reported.Delete(key)
@@ -297,7 +300,7 @@ func (r *Reconciler) report(ing *networkingv1.Ingress, reason, eventType, messag
 		return
 	}
 	r.reported.Store(key, message)
-	r.Events.Eventf(ing, nil, eventType, reason, "Sync", "%s", clipNote(message))
+	r.Events.Eventf(ing, nil, corev1.EventTypeWarning, reason, "Sync", "%s", clipNote(message))
 }
 
 // updateStatus writes the routers' canonical hostnames of the Ingress's

@@ -18,8 +18,9 @@ rule host and path (names <ingress>-<hash>), and makes them match the Ingress: m
 Routes are created, edits to owned Routes are reverted, TLS Secret rotation is followed,
 Routes no longer asked for are deleted, and deleted Ingresses lose their Routes through
 garbage collection. Rules and paths that cannot become Routes are reported as
-IncompleteIngressToRouteRules events on the Ingress, failed writes as
-FailedIngressToRouteConversion events. The Ingress's status.loadBalancer lists the
+IncompleteIngressToRouteRules Warning events on the Ingress, failed writes as
+FailedIngressToRouteConversion Warning events ("kubectl get events --field-selector
+type=Warning" lists every problem). The Ingress's status.loadBalancer lists the
 canonical hostnames of the routers that admitted its Routes.
 
 An Ingress is managed when it names no class, or a class whose IngressClass has

@@ -95,7 +95,7 @@ func TestReconcileLabels(t *testing.T) {
 			t.Errorf("route %s labels %v, want the Ingress's %v", name, r.Labels, created)
 		}
 	}
-	wantEvent(t, cp, ns, "invalid", ingress.ReasonInvalidAnnotation, corev1.EventTypeNormal,
+	wantEvent(t, cp, ns, "invalid", ingress.ReasonInvalidAnnotation, corev1.EventTypeWarning,
 		`Invalid value on annotation "route.openshift.io/reconcile-labels" due to: "strconv.ParseBool: parsing \"NotTrue\": invalid syntax"`)
 
 	// waitLabels waits until the Ingress's Route carries annotation k=v
