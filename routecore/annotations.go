@@ -145,10 +145,10 @@ var AnnotationCatalogue = []Annotation{
 	{Key: AnnDisableCookies, Help: "true or TRUE turns off sticky-session cookies; the balance algorithm then picks the endpoint for every request.",
 		Default: "false", OnlyFor: onlyHTTP,
 		validate: boolean, apply: func(v string, o *Overrides) { o.DisableCookies = isTrue(v) }},
-	{Key: AnnCookieNameLegacy, Help: "Name of the sticky-session cookie (3.7-era key; router.openshift.io/cookie_name wins when both are set).",
+	{Key: AnnCookieNameLegacy, Help: "Name of the sticky-session cookie (3.7-era key; router.openshift.io/cookie_name wins when both are set); at most 1024 bytes.",
 		Default: "ROUTER_COOKIE_NAME, else a hash of the route's namespace and name", OnlyFor: onlyHTTP,
 		validate: cookieName, apply: func(v string, o *Overrides) { o.CookieName = v }},
-	{Key: AnnCookieName, Help: "Name of the sticky-session cookie: letters, digits, '_' and '-'.",
+	{Key: AnnCookieName, Help: "Name of the sticky-session cookie: letters, digits, '_' and '-'; at most 1024 bytes.",
 		Default: "ROUTER_COOKIE_NAME, else a hash of the route's namespace and name", OnlyFor: onlyHTTP,
 		validate: cookieName, apply: func(v string, o *Overrides) { o.CookieName = v }},
 	{Key: AnnCookieSameSite, Help: "SameSite attribute of the sticky-session cookie: Lax, Strict or None (None also sets Secure).",
@@ -175,19 +175,19 @@ var AnnotationCatalogue = []Annotation{
 	{Key: AnnTimeoutTunnel, Help: "How long an idle WebSocket or passthrough connection stays open (TimeUnit, e.g. 30m or 1h).",
 		Default:  "the timeout annotation for passthrough routes, else ROUTER_DEFAULT_TUNNEL_TIMEOUT (1h)",
 		validate: timeUnit, apply: func(v string, o *Overrides) { o.TimeoutTunnel, _ = ParseTimeUnit(v) }},
-	{Key: AnnRewriteTarget, Help: "Path that replaces spec.path at the start of a request's path before the request reaches the endpoints: with path /api and rewrite-target /, /api/users becomes /users; with rewrite-target /v2, /api/users becomes /v2/users. The query string is kept.",
+	{Key: AnnRewriteTarget, Help: "Path that replaces spec.path at the start of a request's path before the request reaches the endpoints: with path /api and rewrite-target /, /api/users becomes /users; with rewrite-target /v2, /api/users becomes /v2/users. The query string is kept. At most 2048 bytes.",
 		Default: "no rewrite", OnlyFor: onlyHTTP,
 		validate: rewriteTarget, apply: func(v string, o *Overrides) { o.RewriteTarget = v }},
 	{Key: AnnHealthCheckInterval, Help: "Interval between endpoint health checks (TimeUnit).",
 		Default:  "ROUTER_BACKEND_CHECK_INTERVAL (5000ms)",
 		validate: timeUnit, apply: func(v string, o *Overrides) { o.HealthCheckInterval, _ = ParseTimeUnit(v) }},
-	{Key: AnnIPWhitelist, Help: "Space-separated IP addresses and CIDRs allowed to connect; others are refused (older name of ip_allowlist). An empty value is the same as no annotation. A router that meets invalid entries (on a Route that bypassed the webhook) drops them, and serves the Route to nobody when none is valid.",
+	{Key: AnnIPWhitelist, Help: "Space-separated IP addresses and CIDRs allowed to connect; others are refused (older name of ip_allowlist); at most 10000 entries. An empty value is the same as no annotation. A router that meets invalid entries (on a Route that bypassed the webhook) drops them, and serves the Route to nobody when none is valid.",
 		Default: "every source allowed", FailClosed: true,
 		validate: ipList, apply: applyIPAllowlist},
-	{Key: AnnIPAllowlist, Help: "Space-separated IP addresses and CIDRs allowed to connect; others are refused. Wins over ip_whitelist. An empty value is the same as no annotation. A router that meets invalid entries (on a Route that bypassed the webhook) drops them, and serves the Route to nobody when none is valid.",
+	{Key: AnnIPAllowlist, Help: "Space-separated IP addresses and CIDRs allowed to connect; others are refused; at most 10000 entries. Wins over ip_whitelist. An empty value is the same as no annotation. A router that meets invalid entries (on a Route that bypassed the webhook) drops them, and serves the Route to nobody when none is valid.",
 		Default: "every source allowed", FailClosed: true,
 		validate: ipList, apply: applyIPAllowlist},
-	{Key: AnnHSTSHeader, Help: "Strict-Transport-Security header: max-age=<seconds>[;includeSubDomains][;preload].",
+	{Key: AnnHSTSHeader, Help: "Strict-Transport-Security header: max-age=<seconds>[;includeSubDomains][;preload]; at most 1024 bytes.",
 		Default: "no header", OnlyFor: onlyTLSTerminating,
 		validate: hsts, apply: func(v string, o *Overrides) { o.HSTSHeader = v }},
 	{Key: AnnPoolSize, Help: "Size of the pre-allocated server pool of OpenShift's blueprint routes. Validated for compatibility; no effect in routeshift, whose router sizes every backend's server slots itself.",
@@ -369,6 +369,9 @@ func timeUnit(v string) *field.Error {
 // rewriteTarget accepts an absolute URL path: '/' then RFC 3986 path
 // characters (percent-encoded octets included).
 func rewriteTarget(v string) *field.Error {
+	if len(v) > MaxRewriteTargetLength {
+		return field.TooLong(nil, v, MaxRewriteTargetLength)
+	}
 	if !strings.HasPrefix(v, "/") || strings.IndexFunc(v, func(r rune) bool {
 		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-._~!$&'()*+,;=:@/%", r))
 	}) >= 0 {
@@ -378,6 +381,9 @@ func rewriteTarget(v string) *field.Error {
 }
 
 func cookieName(v string) *field.Error {
+	if len(v) > MaxCookieNameLength {
+		return field.TooLong(nil, v, MaxCookieNameLength)
+	}
 	if v == "" || strings.IndexFunc(v, func(r rune) bool {
 		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-')
 	}) >= 0 {
@@ -387,10 +393,15 @@ func cookieName(v string) *field.Error {
 }
 
 func ipList(v string) *field.Error {
+	n := 0
 	for tok := range strings.FieldsSeq(v) {
 		if !isIPOrCIDR(tok) {
 			return field.Invalid(nil, tok, `is not an IP address or CIDR; use a space-separated list such as "192.168.1.10 10.0.0.0/8"`)
 		}
+		n++
+	}
+	if n > MaxAllowlistEntries {
+		return field.TooMany(nil, n, MaxAllowlistEntries)
 	}
 	return nil
 }
@@ -416,6 +427,9 @@ func isIPOrCIDR(s string) bool {
 // hsts accepts max-age=<seconds> with optional includeSubDomains and preload
 // directives, separated by ';', in any order, each at most once.
 func hsts(v string) *field.Error {
+	if len(v) > MaxHSTSHeaderLength {
+		return field.TooLong(nil, v, MaxHSTSHeaderLength)
+	}
 	const maxAge, includeSubDomains, preload = 1, 2, 4
 	seen := 0
 	for raw := range strings.SplitSeq(v, ";") {

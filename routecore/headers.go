@@ -2,17 +2,11 @@ package routecore
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-)
-
-// Limits of spec.httpHeaders.
-const (
-	maxHeaderActions     = 20
-	maxHeaderNameLength  = 255
-	maxHeaderValueLength = 16384
 )
 
 var (
@@ -55,14 +49,34 @@ func (c *check) headers() field.ErrorList {
 			"only edge and re-encrypt routes are supported for providing customized headers."))
 	}
 	actions := specPath.Child("httpHeaders", "actions")
-	errs = append(errs, validateHeaderList(h.Actions.Response, "response", responseHeaderValue, "res.hdr", actions.Child("response"))...)
-	errs = append(errs, validateHeaderList(h.Actions.Request, "request", requestHeaderValue, "req.hdr", actions.Child("request"))...)
+	var old RouteHTTPHeaderActions
+	if !c.creating() && c.old.Spec.HTTPHeaders != nil {
+		old = c.old.Spec.HTTPHeaders.Actions
+	}
+	for _, d := range []struct {
+		list, old    []RouteHTTPHeader
+		direction    string
+		valuePattern *regexp.Regexp
+		fetch        string
+	}{
+		{h.Actions.Response, old.Response, "response", responseHeaderValue, "res.hdr"},
+		{h.Actions.Request, old.Request, "request", requestHeaderValue, "req.hdr"},
+	} {
+		path := actions.Child(d.direction)
+		listErrs := validateHeaderList(d.list, d.direction, d.valuePattern, d.fetch, path)
+		// The room the values take is judged once each value is valid,
+		// and, so that stored routes stay editable, only when it changed.
+		if len(listErrs) == 0 && (c.creating() || !reflect.DeepEqual(d.list, d.old)) {
+			listErrs = validateHeaderValuesTotal(d.list, path)
+		}
+		errs = append(errs, listErrs...)
+	}
 	return errs
 }
 
 func validateHeaderList(list []RouteHTTPHeader, direction string, valuePattern *regexp.Regexp, fetch string, path *field.Path) field.ErrorList {
-	if len(list) > maxHeaderActions {
-		return field.ErrorList{field.Invalid(path, len(list), fmt.Sprintf("%s headers list can't exceed %d items", direction, maxHeaderActions))}
+	if len(list) > MaxHeaderActions {
+		return field.ErrorList{field.Invalid(path, len(list), fmt.Sprintf("%s headers list can't exceed %d items", direction, MaxHeaderActions))}
 	}
 	var errs field.ErrorList
 	seen := make(map[string]bool, len(list))
@@ -82,8 +96,8 @@ func validateHeaderName(name string, path *field.Path) field.ErrorList {
 	switch {
 	case name == "":
 		return field.ErrorList{field.Required(path, "")}
-	case len(name) > maxHeaderNameLength:
-		return field.ErrorList{field.Invalid(path, name, fmt.Sprintf("name exceeds the maximum length, which is %d", maxHeaderNameLength))}
+	case len(name) > MaxHeaderNameLength:
+		return field.ErrorList{field.Invalid(path, name, fmt.Sprintf("name exceeds the maximum length, which is %d", MaxHeaderNameLength))}
 	case isReservedHeader(name):
 		return field.ErrorList{field.Forbidden(path, "the following headers may not be modified using this API: "+strings.Join(reservedHeaders, ", "))}
 	case !headerNamePattern.MatchString(name):
@@ -115,8 +129,8 @@ func validateHeaderAction(a *RouteHTTPHeaderActionUnion, valuePattern *regexp.Re
 	switch v := a.Set.Value; {
 	case v == "":
 		return field.ErrorList{field.Required(vpath, "")}
-	case len(v) > maxHeaderValueLength:
-		return field.ErrorList{field.Invalid(vpath, v, fmt.Sprintf("value exceeds the maximum length, which is %d", maxHeaderValueLength))}
+	case len(v) > MaxHeaderValueLength:
+		return field.ErrorList{field.Invalid(vpath, v, fmt.Sprintf("value exceeds the maximum length, which is %d", MaxHeaderValueLength))}
 	case !valuePattern.MatchString(v):
 		return field.ErrorList{field.Invalid(vpath, v, headerValueMessage(fetch))}
 	}

@@ -62,8 +62,10 @@ type RouteSpec struct {
 	Subdomain string `json:"subdomain,omitempty"`
 
 	// Path is the path prefix the router matches, for HTTP-based routes.
+	// At most 2048 bytes.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^/`
+	// +kubebuilder:validation:MaxLength=2048
 	Path string `json:"path,omitempty"`
 
 	// To is the primary backend. Only kind Service is allowed.

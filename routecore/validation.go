@@ -201,6 +201,9 @@ func (c *check) path() field.ErrorList {
 		errs = append(errs, field.Invalid(path, p, "passthrough termination does not support paths"))
 	}
 	if c.creating() || p != c.old.Spec.Path {
+		if err := tooLong(path, p, MaxPathLength); err != nil {
+			errs = append(errs, err)
+		}
 		if strings.ContainsAny(p, "# ") {
 			errs = append(errs, field.Invalid(path, p, "cannot contain # or spaces"))
 		}

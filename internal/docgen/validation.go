@@ -223,6 +223,10 @@ func annotationExamples() ([]example, error) {
 		rule:  "A TimeUnit is at most 2147483647 ms (HAProxy's limit)",
 		shows: "`haproxy.router.openshift.io/timeout: 25d`",
 		route: annotate(routecore.AnnTimeout, "25d"), field: "metadata.annotations",
+	}, {
+		rule:  "Values that reach HAProxy's configuration have limits (routeshift, see [Limits](../validation.md#limits)): rewrite-target 2048 bytes, cookie names and `hsts_header` 1024 bytes, allowlists 10000 entries",
+		shows: "`haproxy.router.openshift.io/rewrite-target` of 2049 bytes",
+		route: annotate(routecore.AnnRewriteTarget, "/"+strings.Repeat("t", routecore.MaxRewriteTargetLength)), field: "metadata.annotations",
 	}}
 	for _, a := range routecore.AnnotationCatalogue {
 		v, ok := invalidAnnotationValues[a.Key]
@@ -248,6 +252,7 @@ func validationGroups(p *pki) ([]group, error) {
 		return nil, err
 	}
 	longValue := strings.Repeat("x", 16385)
+	longPath := "/" + strings.Repeat("p", routecore.MaxPathLength)
 	longSubdomain := strings.Repeat("abc.", 63) + "abc"
 	longName := "X-" + strings.Repeat("x", 254)
 	tooMany := make([]routecore.RouteHTTPHeader, 21)
@@ -331,6 +336,9 @@ func validationGroups(p *pki) ([]group, error) {
 		}, {
 			rule: "`spec.path` contains no control characters (routeshift: a router cannot match them); checked like spaces", shows: "a tab in the path",
 			route: func(r *routecore.Route) { r.Spec.Path = "/a\tb" }, field: "spec.path",
+		}, {
+			rule: "`spec.path` has at most 2048 bytes (routeshift: HAProxy refuses the rewrite of much longer paths, see [Limits](../validation.md#limits)); checked like spaces", shows: "a path of 2049 bytes",
+			route: func(r *routecore.Route) { r.Spec.Path = longPath }, field: "spec.path",
 		}},
 	}, {
 		title: "Backends",
@@ -456,6 +464,9 @@ func validationGroups(p *pki) ([]group, error) {
 		}, {
 			rule: "A value has at most 16384 characters", shows: "a value of 16385 characters",
 			route: responseHeaders(headerSet("X-A", longValue)), field: "spec.httpHeaders.actions.response[0].action.set.value", elide: longValue,
+		}, {
+			rule: "The values of the `Set` actions of a list add up to at most 16384 bytes (routeshift: HAProxy must fit them in its buffer, see [Limits](../validation.md#limits))", shows: "two values of 8193 bytes",
+			route: responseHeaders(headerSet("X-A", longValue[:8193]), headerSet("X-B", longValue[:8193])), field: "spec.httpHeaders.actions.response",
 		}, {
 			rule: "A response value uses only `%[res.hdr(…)]` and `%[ssl_c_der]`, with the `lower` and `base64` converters", shows: "`%[req.hdr(Host)]` in a response header",
 			route: responseHeaders(headerSet("X-Host", "%[req.hdr(Host)]")), field: "spec.httpHeaders.actions.response[0].action.set.value",
