@@ -132,7 +132,10 @@ func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhoo
 			if err != nil {
 				return nil, err
 			}
-			auth := newMetricsAuth(haproxy.MetricsAuthKubernetes, "", "", managerMetricsAccess, clients)
+			auth, err := newMetricsAuth(haproxy.MetricsAuthKubernetes, "", "", managerMetricsAccess, clients)
+			if err != nil {
+				return nil, err
+			}
 			return func(_ logr.Logger, h http.Handler) (http.Handler, error) { return auth.wrap(h), nil }, nil
 		}
 	default:

@@ -2,17 +2,22 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
-	"sync"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/apis/apiserver"
+	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/authenticatorfactory"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -21,48 +26,43 @@ import (
 )
 
 // metricsAuth guards a /metrics endpoint as OpenShift's router guards its
-// own: with the stats credentials (basic), or with a bearer token whose user
-// the API server says may read it (kubernetes: a TokenReview, then a
-// SubjectAccessReview of access), or not at all (none).
+// own: with the stats credentials (basic), with a bearer token whose user
+// the API server says may read it (kubernetes: k8s.io/apiserver's delegated
+// authentication and authorization, which send the TokenReview and the
+// SubjectAccessReview and remember their answers), or not at all (none).
 type metricsAuth struct {
 	mode           string
 	user, password string
 	access         metricsAccess
-	client         kubernetes.Interface
-
-	mu      sync.Mutex
-	now     func() time.Time
-	decided map[[sha256.Size]byte]authDecision
+	authn          authenticator.Request
+	authz          authorizer.Authorizer
 }
 
 // metricsAccess is what a reader of /metrics must be allowed to do.
 type metricsAccess struct {
-	resource    *authorizationv1.ResourceAttributes
-	nonResource *authorizationv1.NonResourceAttributes
-	what        string // the permission, for messages
-	role        string // the ClusterRole of the manifests that grants it
+	attributes authorizer.AttributesRecord // without the user
+	what       string                      // the permission, for messages
+	role       string                      // the ClusterRole of the manifests that grants it
 }
 
-// authDecision is a token's answer, remembered so that a scraper's every
-// request does not cost the API server two reviews.
-type authDecision struct {
-	status  int // http.StatusOK, StatusUnauthorized or StatusForbidden
-	message string
-	expires time.Time
-}
-
+// How long the API server's answers are remembered, so that a scraper's
+// every request does not cost it two reviews: an allowed token a minute, a
+// refusal 10 seconds (a role just bound takes effect soon).
 const (
-	allowedFor = time.Minute      // how long an allowed token is remembered
-	refusedFor = 10 * time.Second // and a refused one
-	maxDecided = 1024             // tokens remembered at most
+	allowedFor  = time.Minute
+	refusedFor  = 10 * time.Second
+	reviewLimit = 10 * time.Second // each review's time limit
 )
+
+// reviewRetry is the retry of reviews that failed (not refused) while the
+// API server is briefly unavailable, as kube-apiserver's own delegation.
+var reviewRetry = wait.Backoff{Duration: 500 * time.Millisecond, Factor: 1.5, Jitter: 0.2, Steps: 5}
 
 // routerMetricsAccess is OpenShift's check of its router's /metrics.
 func routerMetricsAccess(router string) metricsAccess {
 	return metricsAccess{
-		resource: &authorizationv1.ResourceAttributes{
-			Verb: "get", Group: routecore.GroupVersion.Group, Resource: "routers", Subresource: "metrics", Name: router,
-		},
+		attributes: authorizer.AttributesRecord{Verb: "get", APIGroup: routecore.GroupVersion.Group,
+			Resource: "routers", Subresource: "metrics", Name: router, ResourceRequest: true},
 		what: "get routers/metrics " + router + " in route.openshift.io",
 		role: "routeshift:router-metrics-reader",
 	}
@@ -70,14 +70,39 @@ func routerMetricsAccess(router string) metricsAccess {
 
 // managerMetricsAccess is the usual check of a controller's /metrics.
 var managerMetricsAccess = metricsAccess{
-	nonResource: &authorizationv1.NonResourceAttributes{Verb: "get", Path: "/metrics"},
-	what:        "get the non-resource URL /metrics",
-	role:        "routeshift:metrics-reader",
+	attributes: authorizer.AttributesRecord{Verb: "get", Path: "/metrics"},
+	what:       "get the non-resource URL /metrics",
+	role:       "routeshift:metrics-reader",
 }
 
-func newMetricsAuth(mode, user, password string, access metricsAccess, client kubernetes.Interface) *metricsAuth {
-	return &metricsAuth{mode: mode, user: user, password: password, access: access,
-		client: client, now: time.Now, decided: map[[sha256.Size]byte]authDecision{}}
+// newMetricsAuth returns the check of mode; every mode but none and basic
+// asks the API server through clients.
+func newMetricsAuth(mode, user, password string, access metricsAccess, clients kubernetes.Interface) (*metricsAuth, error) {
+	a := &metricsAuth{mode: mode, user: user, password: password, access: access}
+	if mode == haproxy.MetricsAuthNone || mode == haproxy.MetricsAuthBasic {
+		return a, nil
+	}
+	var err error
+	a.authn, _, err = authenticatorfactory.DelegatingAuthenticatorConfig{
+		Anonymous:                &apiserver.AnonymousAuthConfig{Enabled: false},
+		TokenAccessReviewClient:  clients.AuthenticationV1(),
+		TokenAccessReviewTimeout: reviewLimit,
+		WebhookRetryBackoff:      &reviewRetry,
+		CacheTTL:                 allowedFor,
+	}.New()
+	if err != nil {
+		return nil, fmt.Errorf("the authentication of /metrics: %w", err)
+	}
+	a.authz, err = authorizerfactory.DelegatingAuthorizerConfig{
+		SubjectAccessReviewClient: clients.AuthorizationV1(),
+		AllowCacheTTL:             allowedFor,
+		DenyCacheTTL:              refusedFor,
+		WebhookRetryBackoff:       &reviewRetry,
+	}.New()
+	if err != nil {
+		return nil, fmt.Errorf("the authorization of /metrics: %w", err)
+	}
+	return a, nil
 }
 
 // wrap returns next behind the check.
@@ -115,69 +140,52 @@ func (a *metricsAuth) basicOK(req *http.Request) bool {
 	return ok && u&p == 1
 }
 
+// tokenDecision asks the API server who the bearer token's user is and
+// whether they may read /metrics: http.StatusOK, or the status and message
+// to answer with.
 func (a *metricsAuth) tokenDecision(req *http.Request) (int, string) {
-	token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
-	if token = strings.TrimSpace(token); !ok || token == "" {
+	scheme, token, _ := strings.Cut(strings.TrimSpace(req.Header.Get("Authorization")), " ")
+	if !strings.EqualFold(scheme, "bearer") || strings.TrimSpace(token) == "" {
 		return http.StatusUnauthorized, "Unauthorized: send a bearer token of a user who may " + a.access.what +
 			" (the ClusterRole " + a.access.role + " grants it)"
 	}
-	key := sha256.Sum256([]byte(token))
-	now := a.now()
-	a.mu.Lock()
-	d, ok := a.decided[key]
-	a.mu.Unlock()
-	if ok && now.Before(d.expires) {
-		return d.status, d.message
-	}
-	ctx, cancel := context.WithTimeout(req.Context(), 10*time.Second)
-	defer cancel()
-	status, message, err := a.review(ctx, token)
-	if err != nil {
+	resp, ok, err := a.authn.AuthenticateRequest(req)
+	switch {
+	case err != nil && unavailable(err):
 		ctrl.Log.Error(err, "checking a /metrics request failed", "remote", req.RemoteAddr)
-		return http.StatusInternalServerError, "Internal Server Error: the API server could not check the token; see the router's log"
+		return http.StatusInternalServerError, "Internal Server Error: the API server could not check the token; see the log"
+	case !ok:
+		return http.StatusUnauthorized, "Unauthorized: the API server does not accept the token"
 	}
-	if status == http.StatusOK {
-		d = authDecision{status: status, message: message, expires: now.Add(allowedFor)}
-	} else {
-		d = authDecision{status: status, message: message, expires: now.Add(refusedFor)}
+	attributes := a.access.attributes
+	attributes.User = resp.User
+	decision, _, err := a.authz.Authorize(req.Context(), attributes)
+	switch {
+	case err != nil:
+		ctrl.Log.Error(err, "checking a /metrics request failed", "remote", req.RemoteAddr, "user", resp.User.GetName())
+		return http.StatusInternalServerError, "Internal Server Error: the API server could not check the permission; see the log"
+	case decision != authorizer.DecisionAllow:
+		return http.StatusForbidden, fmt.Sprintf("Forbidden: user %q may not %s (bind the ClusterRole %s)",
+			resp.User.GetName(), a.access.what, a.access.role)
 	}
-	a.mu.Lock()
-	if len(a.decided) >= maxDecided {
-		clear(a.decided)
-	}
-	a.decided[key] = d
-	a.mu.Unlock()
-	return status, message
+	return http.StatusOK, ""
 }
 
-// review asks the API server who the token's user is and whether they may
-// get routers/metrics of this router.
-func (a *metricsAuth) review(ctx context.Context, token string) (int, string, error) {
-	tr, err := a.client.AuthenticationV1().TokenReviews().Create(ctx,
-		&authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}, metav1.CreateOptions{})
-	if err != nil {
-		return 0, "", fmt.Errorf("TokenReview: %w", err)
+// unavailable tells a TokenReview that could not be made (the API server
+// unreachable, or refusing the review) from its answer that the token is
+// not valid, which the authenticator also returns as an error.
+func unavailable(err error) bool {
+	var agg utilerrors.Aggregate
+	if errors.As(err, &agg) {
+		for _, e := range agg.Errors() {
+			if unavailable(e) {
+				return true
+			}
+		}
+		return false
 	}
-	if !tr.Status.Authenticated {
-		return http.StatusUnauthorized, "Unauthorized: the API server does not accept the token", nil
-	}
-	u := tr.Status.User
-	extra := make(map[string]authorizationv1.ExtraValue, len(u.Extra))
-	for k, v := range u.Extra {
-		extra[k] = authorizationv1.ExtraValue(v)
-	}
-	sar, err := a.client.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
-		Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra,
-			ResourceAttributes: a.access.resource, NonResourceAttributes: a.access.nonResource,
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		return 0, "", fmt.Errorf("SubjectAccessReview: %w", err)
-	}
-	if !sar.Status.Allowed {
-		return http.StatusForbidden, fmt.Sprintf("Forbidden: user %q may not %s (bind the ClusterRole %s)",
-			u.Username, a.access.what, a.access.role), nil
-	}
-	return http.StatusOK, "", nil
+	var status apierrors.APIStatus
+	var request *url.Error
+	return errors.As(err, &status) || errors.As(err, &request) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }

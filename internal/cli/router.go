@@ -103,8 +103,12 @@ func runRouterWith(ctx context.Context, restConfig *rest.Config, cfg haproxy.Con
 	if err != nil {
 		return err
 	}
-	health := &routerHealth{ready: process.Ready, auth: newMetricsAuth(cfg.DataPlane.MetricsAuth,
-		cfg.DataPlane.StatsUsername, cfg.DataPlane.StatsPassword, routerMetricsAccess(cfg.Name), clients)}
+	auth, err := newMetricsAuth(cfg.DataPlane.MetricsAuth, cfg.DataPlane.StatsUsername, cfg.DataPlane.StatsPassword,
+		routerMetricsAccess(cfg.Name), clients)
+	if err != nil {
+		return err
+	}
+	health := &routerHealth{ready: process.Ready, auth: auth}
 	server := &http.Server{Addr: cfg.DataPlane.ListenAddr, Handler: health.mux(), ReadHeaderTimeout: 10 * time.Second}
 	serve := haproxy.EveryReplica(func(ctx context.Context) error {
 		go func() {
