@@ -3,6 +3,12 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
 BIN        := $(CURDIR)/bin
+# The project's version: the image tag the manifests and the Helm chart name.
+VERSION    := $(shell cat $(CURDIR)/VERSION)
+COMMIT     ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+# What `routeshift version` and routeshift_build_info report.
+LDFLAGS    := -X github.com/routeshift/routeshift/internal/version.Version=$(VERSION) \
+	-X github.com/routeshift/routeshift/internal/version.Commit=$(COMMIT)
 GO         ?= go
 K8S_VER    := v1.37.0
 CONTROLLER_GEN_VER := v0.23.0
@@ -24,8 +30,8 @@ help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
 
 .PHONY: build
-build: ## build bin/routeshift
-	$(GO) build -o $(BIN)/routeshift .
+build: ## build bin/routeshift, stamped with VERSION and the git commit
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/routeshift .
 
 .PHONY: run
 run: $(TOOLS_STAMP) haproxy build ## the whole system on this machine: API server, webhook, controller, router, a demo (ARGS="--clean" etc.)

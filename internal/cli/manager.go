@@ -19,10 +19,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/routeshift/routeshift/haproxy"
 	"github.com/routeshift/routeshift/ingress"
+	"github.com/routeshift/routeshift/internal/version"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/webhook"
 )
@@ -165,6 +167,9 @@ func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhoo
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
+	}
+	if err := version.RegisterBuildInfo(ctrlmetrics.Registry); err != nil {
+		return err
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err

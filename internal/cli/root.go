@@ -10,9 +10,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/routeshift/routeshift/internal/version"
 )
 
 // errInvalid reports that the command ran but found invalid objects; the
@@ -48,9 +51,13 @@ The offline commands apply the same rules to files, for CI and migration dry-run
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --version prints what the version command prints (a fixed text, so
+	// that no template syntax can come from the build's values).
+	root.Version = version.Get().Version
+	root.SetVersionTemplate(strings.ReplaceAll(versionText(version.Get()), "{{", "{{\"{{\"}}"))
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newValidate(), newTranslate(), newRender(), newWebhook(), newController(), newManager(), newRouter(), newClearRouteStatus(), newLocal())
+	root.AddCommand(newValidate(), newTranslate(), newRender(), newWebhook(), newController(), newManager(), newRouter(), newClearRouteStatus(), newLocal(), newVersion())
 	return root
 }

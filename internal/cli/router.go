@@ -27,6 +27,7 @@ import (
 	"github.com/routeshift/routeshift/certs"
 	"github.com/routeshift/routeshift/haproxy"
 	"github.com/routeshift/routeshift/internal/input"
+	"github.com/routeshift/routeshift/internal/version"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -101,6 +102,9 @@ func runRouterWith(ctx context.Context, restConfig *rest.Config, cfg haproxy.Con
 	}
 	clients, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
+		return err
+	}
+	if err := version.RegisterBuildInfo(haproxy.Registry); err != nil {
 		return err
 	}
 	auth, err := newMetricsAuth(cfg.DataPlane.MetricsAuth, cfg.DataPlane.StatsUsername, cfg.DataPlane.StatsPassword,

@@ -1,9 +1,11 @@
 package local
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -68,5 +70,54 @@ func TestMakeHAProxyVersion(t *testing.T) {
 				t.Errorf("make haproxy: err=%v\n%s\nwant success=%v and output containing %q", err, out, tt.wantOK, tt.want)
 			}
 		})
+	}
+}
+
+// TestMakeBuildVersion: `make build` stamps the binary with the release in
+// VERSION and the checkout's git commit; `routeshift version` (text, JSON)
+// and `routeshift --version` report them with the Go version and the
+// Kubernetes client library's version from go.mod.
+func TestMakeBuildVersion(t *testing.T) {
+	root := repoRoot(t)
+	output := func(name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	release, err := os.ReadFile(filepath.Join(root, "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := output("git", "rev-parse", "HEAD")
+	clientGo := output("go", "list", "-m", "-f", "{{.Version}}", "k8s.io/client-go")
+	bin := t.TempDir()
+	if out, err := exec.Command("make", "-s", "--no-print-directory", "-C", root, "build", "BIN="+bin).CombinedOutput(); err != nil {
+		t.Fatalf("make build: %v\n%s", err, out)
+	}
+	routeshift := filepath.Join(bin, "routeshift")
+
+	var info struct{ Version, Commit, GoVersion, KubernetesClient, Platform string }
+	if err := json.Unmarshal([]byte(output(routeshift, "version", "-o", "json")), &info); err != nil {
+		t.Fatal(err)
+	}
+	want := struct{ Version, Commit, GoVersion, KubernetesClient, Platform string }{
+		strings.TrimSpace(string(release)), commit, runtime.Version(), clientGo, runtime.GOOS + "/" + runtime.GOARCH}
+	if info != want {
+		t.Errorf("routeshift version -o json: %+v\nwant %+v", info, want)
+	}
+	text := output(routeshift, "version")
+	for _, line := range []string{"routeshift " + want.Version, "git commit:        " + commit,
+		"Go version:        " + want.GoVersion, "Kubernetes client: " + clientGo + " (k8s.io/client-go)"} {
+		if !strings.Contains(text, line) {
+			t.Errorf("routeshift version prints\n%s\nwithout the line %q", text, line)
+		}
+	}
+	if flag := output(routeshift, "--version"); flag != text {
+		t.Errorf("routeshift --version prints\n%s\nnot what routeshift version prints:\n%s", flag, text)
 	}
 }

@@ -2,6 +2,7 @@ package router
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -11,8 +12,9 @@ import (
 // TestRouterMetricsAuth: with the default settings a router lets only
 // users who may get its routers/metrics read /metrics, as the API server
 // answers a TokenReview and a SubjectAccessReview asked with the router's
-// own service account (manifests/rbac); /healthz stays open. With the stats
-// credentials set, /metrics takes them instead.
+// own service account (manifests/rbac); /healthz stays open. The page
+// carries routeshift_build_info. With the stats credentials set, /metrics
+// takes them instead.
 func TestRouterMetricsAuth(t *testing.T) {
 	cp := framework.Cluster(t)
 	r := cp.StartRouter(t, "metrics-auth")
@@ -53,11 +55,15 @@ subjects: [{kind: ServiceAccount, name: other-router-scraper, namespace: routesh
 		{"healthz needs nothing", "/healthz", "", http.StatusOK, "ok"},
 		{"readiness needs nothing", "/healthz/ready", "", http.StatusOK, "ok"},
 	}
+	buildInfo := regexp.MustCompile(`(?m)^routeshift_build_info\{commit="[^"]+",goversion="go[^"]+",version="[^"]+"\} 1$`)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			status, body, err := r.GetListen(c.path, c.authorization)
 			if err != nil || status != c.status || !strings.Contains(body, c.body) {
 				t.Errorf("GET %s: %d %q, %v; want %d and a body with %q", c.path, status, body, err, c.status, c.body)
+			}
+			if c.path == "/metrics" && status == http.StatusOK && !buildInfo.MatchString(body) {
+				t.Errorf("/metrics has no routeshift_build_info series of value 1 with version, commit and Go version (%d bytes)", len(body))
 			}
 		})
 	}
