@@ -211,14 +211,14 @@ type RouteHTTPHeaderActions struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=20
-	Response []RouteHTTPHeader `json:"response"`
+	Response []RouteHTTPHeader `json:"response,omitzero"`
 
 	// Request header actions, applied in order.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=20
-	Request []RouteHTTPHeader `json:"request"`
+	Request []RouteHTTPHeader `json:"request,omitzero"`
 }
 
 // RouteHTTPHeader is one header action.

@@ -58,7 +58,7 @@ func BenchmarkAdmissionLatency(b *testing.B) {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-func startBenchServer(b *testing.B) (string, *http.Client) {
+func startBenchServer(b testing.TB) (string, *http.Client) {
 	dir := b.TempDir()
 	ca, err := certs.NewCA("bench-ca")
 	if err != nil {

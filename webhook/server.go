@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -86,8 +89,27 @@ func New(opts Options, authorizer Authorizer, routes, secrets client.Reader, reg
 
 // Register serves the handlers on srv.
 func (s *Server) Register(srv ctrlwebhook.Server) {
-	srv.Register(MutatePath, &admission.Webhook{Handler: &routeHandler{name: "mutate", handle: s.mutate, metrics: s.metrics}, RecoverPanic: ptr(true)})
-	srv.Register(ValidatePath, &admission.Webhook{Handler: &routeHandler{name: "validate", handle: s.validate, metrics: s.metrics}, RecoverPanic: ptr(true)})
+	srv.Register(MutatePath, bodyDeadline(&admission.Webhook{Handler: &routeHandler{name: "mutate", handle: s.mutate, metrics: s.metrics}, RecoverPanic: ptr(true)}))
+	srv.Register(ValidatePath, bodyDeadline(&admission.Webhook{Handler: &routeHandler{name: "validate", handle: s.validate, metrics: s.metrics}, RecoverPanic: ptr(true)}))
+}
+
+// BodyReadTimeout is how long a handler waits for the body of a request
+// once its headers are in. The API server sends an AdmissionReview at once
+// and stops waiting for the answer after the webhook configurations'
+// timeoutSeconds (5), so a client that trickles its body in is cut off
+// rather than holding a connection and a goroutine.
+const BodyReadTimeout = 5 * time.Second
+
+// bodyDeadline bounds the reading of each request's body by
+// BodyReadTimeout; the answer (a 400 when the body came too slowly) is
+// written without a deadline.
+func bodyDeadline(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := http.NewResponseController(w).SetReadDeadline(time.Now().Add(BodyReadTimeout)); err != nil {
+			logf.FromContext(r.Context()).Error(err, "cannot bound the time to read the request body")
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func ptr[T any](v T) *T { return &v }
