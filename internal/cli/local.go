@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -71,7 +74,8 @@ func newLocal() *cobra.Command {
 installs the Route CRD, RBAC, the webhook configurations and an IngressClass, runs the
 admission webhook, the Ingress-to-Route controller and the router (HAProxy on 127.0.0.1:8080
 and 127.0.0.1:8443) in this process, deploys a demo backend with an Ingress and a Route, waits
-until a request through HAProxy succeeds, and prints the commands to try it.
+until a request through HAProxy succeeds and the API server publishes the Route's OpenAPI schema
+(which kubectl apply reads), and prints the commands to try it.
 
 The cluster's data lives in --data-dir and is kept across runs; --clean starts afresh.
 Ctrl-C stops everything it started.
@@ -83,7 +87,11 @@ address too. On a machine without one, local stops at start and says so.
 
 Before starting anything, local checks the binaries in --bin-dir, HAProxy (--haproxy), the
 HAProxy ports (--http-port, --https-port) and the data directory, and says what to do when one
-is missing, taken or from another version.`,
+is missing, taken or from another version. The HAProxy ports must lie outside the kernel's
+ephemeral port range (/proc/sys/net/ipv4/ip_local_port_range, usually 32768-60999), from
+which the API server's own connections take their local ports, unless
+net.ipv4.ip_local_reserved_ports keeps them out of it. When HAProxy cannot listen on a port
+after all, local stops with HAProxy's own error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout())
@@ -150,6 +158,7 @@ func (o *localOptions) run(ctx context.Context, out io.Writer) error {
 		{"starting the router (HAProxy on " + net.JoinHostPort(o.bind, strconv.Itoa(o.httpPort)) + " and :" + strconv.Itoa(o.httpsPort) + ")", r.startRouter},
 		{"deploying the demo: a backend, an Ingress and a Route", r.deployDemo},
 		{"waiting for the demo to answer through HAProxy", r.waitForDemo},
+		{"waiting for the API server to publish the Route schema (kubectl reads it)", r.waitForRouteSchema},
 	}
 	for _, s := range steps {
 		fmt.Fprintf(out, "==> %s\n", s.what)
@@ -258,6 +267,11 @@ func (o *localOptions) checkPorts() error {
 			return fmt.Errorf("HAProxy cannot listen on %s (--bind-address, %s): %w", addr, p.flag, err)
 		}
 		l.Close()
+		if freeport.ClientsMayTake(p.port) {
+			low, high := freeport.EphemeralRange()
+			return fmt.Errorf("%s %d is in this machine's ephemeral port range %d-%d (/proc/sys/net/ipv4/ip_local_port_range), from which the API server's own connections take their local ports, so HAProxy could find it taken: choose a port below %d with %s, or keep it out of the range with 'sudo sysctl -w net.ipv4.ip_local_reserved_ports=%d'",
+				p.flag, p.port, low, high, low, p.flag, p.port)
+		}
 	}
 	return nil
 }
@@ -486,10 +500,14 @@ func (r *localRun) startRouter(ctx context.Context) error {
 		return err
 	}
 	cfg.DataPlane.ListenAddr = fmt.Sprintf("127.0.0.1:%d", listen)
+	alerts := &bindAlerts{out: r.log}
 	r.background(ctx, "the router", func(ctx context.Context) error {
-		return runRouterWith(ctx, r.cfg, cfg, r.opts.haproxyPath, r.log)
+		return runRouterWith(ctx, r.cfg, cfg, r.opts.haproxyPath, alerts)
 	})
 	return waitFor(ctx, 60*time.Second, func() error {
+		if alert := alerts.first(); alert != "" {
+			return permanent{r.opts.bindError(alert)}
+		}
 		resp, err := http.Get(fmt.Sprintf("http://%s/healthz/ready", cfg.DataPlane.ListenAddr))
 		if err != nil {
 			return err
@@ -600,6 +618,53 @@ func (r *localRun) waitForDemo(ctx context.Context) error {
 	})
 }
 
+// routeSchema is the name of the Route's schema in the API server's
+// OpenAPI documents.
+const routeSchema = "io.openshift.route.v1.Route"
+
+// waitForRouteSchema waits until the API server publishes the Route's
+// schema in OpenAPI v3 (/openapi/v3/apis/route.openshift.io/v1) and v2,
+// which it builds a moment after the CRD is established: before, kubectl
+// apply of a Route fails with "failed to download openapi".
+func (r *localRun) waitForRouteSchema(ctx context.Context) error {
+	dc, err := discovery.NewDiscoveryClientForConfig(r.cfg)
+	if err != nil {
+		return err
+	}
+	return waitFor(ctx, 2*time.Minute, func() error {
+		paths, err := dc.OpenAPIV3().Paths()
+		if err != nil {
+			return fmt.Errorf("/openapi/v3: %w", err)
+		}
+		gv, ok := paths["apis/"+routecore.GroupVersion.String()]
+		if !ok {
+			return fmt.Errorf("/openapi/v3 does not list apis/%s yet", routecore.GroupVersion)
+		}
+		data, err := gv.Schema(runtime.ContentTypeJSON)
+		if err != nil {
+			return fmt.Errorf("/openapi/v3/apis/%s: %w", routecore.GroupVersion, err)
+		}
+		var v3 struct {
+			Components struct {
+				Schemas map[string]json.RawMessage `json:"schemas"`
+			} `json:"components"`
+		}
+		if err := json.Unmarshal(data, &v3); err != nil || v3.Components.Schemas[routeSchema] == nil {
+			return fmt.Errorf("/openapi/v3/apis/%s has no %s yet (%v)", routecore.GroupVersion, routeSchema, err)
+		}
+		v2, err := dc.OpenAPISchema()
+		if err != nil {
+			return fmt.Errorf("/openapi/v2: %w", err)
+		}
+		for _, d := range v2.GetDefinitions().GetAdditionalProperties() {
+			if d.GetName() == routeSchema {
+				return nil
+			}
+		}
+		return fmt.Errorf("/openapi/v2 has no %s yet", routeSchema)
+	})
+}
+
 func (r *localRun) demoURL(tls bool) string {
 	if tls {
 		return fmt.Sprintf("https://hello.%s:%d/", localDomain, r.opts.httpsPort)
@@ -639,12 +704,18 @@ func (r *localRun) stop(cancel context.CancelFunc) {
 	_ = os.Remove(r.pidFile())
 }
 
+// permanent is an error waitFor returns at once: waiting longer cannot help.
+type permanent struct{ error }
+
 func waitFor(ctx context.Context, timeout time.Duration, check func() error) error {
 	deadline := time.Now().Add(timeout)
 	var err error
 	for time.Now().Before(deadline) {
 		if err = check(); err == nil {
 			return nil
+		}
+		if p := (permanent{}); errors.As(err, &p) {
+			return p.error
 		}
 		select {
 		case <-ctx.Done():
@@ -656,3 +727,65 @@ func waitFor(ctx context.Context, timeout time.Duration, check func() error) err
 }
 
 func freePort() (int, error) { return freeport.Get() }
+
+// bindAlerts passes HAProxy's output on to out and keeps the first alert
+// about a socket it cannot listen on: without it, such a failure shows only
+// as a router that never gets ready.
+type bindAlerts struct {
+	out io.Writer
+
+	mu      sync.Mutex
+	partial []byte
+	alert   string
+}
+
+func (b *bindAlerts) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	b.partial = append(b.partial, p...)
+	for {
+		line, rest, ok := bytes.Cut(b.partial, []byte("\n"))
+		if !ok {
+			break
+		}
+		if b.alert == "" && bytes.Contains(line, []byte("[ALERT]")) && bytes.Contains(line, []byte("cannot bind socket")) {
+			b.alert = haproxyMessage(string(line))
+		}
+		b.partial = rest
+	}
+	b.mu.Unlock()
+	return b.out.Write(p)
+}
+
+func (b *bindAlerts) first() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.alert
+}
+
+// haproxyMessage strips the "[ALERT]    (PID) : " prefix of a line of
+// HAProxy's.
+func haproxyMessage(line string) string {
+	if _, msg, ok := strings.Cut(line, ") : "); ok {
+		return strings.TrimSpace(msg)
+	}
+	return strings.TrimSpace(line)
+}
+
+// bindError explains HAProxy's alert about a socket it cannot listen on,
+// naming the flag of the port when it is one of the flags'.
+func (o *localOptions) bindError(alert string) error {
+	for _, p := range []struct {
+		port int
+		flag string
+	}{{o.httpPort, "--http-port"}, {o.httpsPort, "--https-port"}} {
+		if !strings.Contains(alert, net.JoinHostPort(o.bind, strconv.Itoa(p.port))+"]") {
+			continue
+		}
+		if strings.Contains(alert, "Address already in use") {
+			return fmt.Errorf("HAProxy cannot listen on port %d (%s): %s: another program took the port after routeshift local checked it; stop it, or choose another port with %s",
+				p.port, p.flag, alert, p.flag)
+		}
+		return fmt.Errorf("HAProxy cannot listen on port %d (%s): %s: choose another port with %s", p.port, p.flag, alert, p.flag)
+	}
+	return fmt.Errorf("HAProxy cannot listen: %s", alert)
+}

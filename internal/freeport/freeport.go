@@ -12,6 +12,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -57,15 +59,51 @@ func Get() (int, error) {
 	return p, nil
 }
 
-// ephemeralLow is the first port of the kernel's ephemeral range (Linux's
-// default when it cannot be read).
+// ephemeralLow is the first port of the kernel's ephemeral range.
 func ephemeralLow() int {
-	low := 32768
+	low, _ := EphemeralRange()
+	return low
+}
+
+// EphemeralRange returns the kernel's ephemeral port range
+// (/proc/sys/net/ipv4/ip_local_port_range), from which outgoing connections
+// take their local ports; Linux's default when it cannot be read.
+func EphemeralRange() (low, high int) {
+	low, high = 32768, 60999
 	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		var hi int
-		if _, err := fmt.Sscan(string(b), &low, &hi); err != nil {
-			low = 32768
+		var l, h int
+		if _, err := fmt.Sscan(string(b), &l, &h); err == nil {
+			low, high = l, h
 		}
 	}
-	return low
+	return low, high
+}
+
+// ClientsMayTake reports whether the kernel may give port to an outgoing
+// connection: it is in the ephemeral range and not among the ports
+// /proc/sys/net/ipv4/ip_local_reserved_ports keeps out of it. A listener
+// on such a port can find it taken by any program's client socket.
+func ClientsMayTake(port int) bool {
+	low, high := EphemeralRange()
+	if port < low || port > high {
+		return false
+	}
+	reserved, _ := os.ReadFile("/proc/sys/net/ipv4/ip_local_reserved_ports")
+	return !inPortList(string(reserved), port)
+}
+
+// inPortList reports whether port is in a list such as "8080,9000-9100".
+func inPortList(list string, port int) bool {
+	for _, item := range strings.Split(strings.TrimSpace(list), ",") {
+		lo, hi, isRange := strings.Cut(item, "-")
+		if !isRange {
+			hi = lo
+		}
+		l, errL := strconv.Atoi(strings.TrimSpace(lo))
+		h, errH := strconv.Atoi(strings.TrimSpace(hi))
+		if errL == nil && errH == nil && l <= port && port <= h {
+			return true
+		}
+	}
+	return false
 }

@@ -56,3 +56,39 @@ func TestGetSkipsListeningPorts(t *testing.T) {
 		}
 	}
 }
+
+func TestInPortList(t *testing.T) {
+	cases := []struct {
+		list string
+		port int
+		want bool
+	}{
+		{"", 8080, false},
+		{"\n", 8080, false},
+		{"8080\n", 8080, true},
+		{"8080", 8081, false},
+		{"80,40000-40010\n", 40000, true},
+		{"80,40000-40010", 40010, true},
+		{"80,40000-40010", 40005, true},
+		{"80,40000-40010", 40011, false},
+		{"80, 443", 443, true},
+	}
+	for _, c := range cases {
+		if got := inPortList(c.list, c.port); got != c.want {
+			t.Errorf("inPortList(%q, %d) = %v, want %v", c.list, c.port, got, c.want)
+		}
+	}
+}
+
+// Ports below and above the ephemeral range are never a client's.
+func TestClientsMayTake(t *testing.T) {
+	low, high := EphemeralRange()
+	if low <= 0 || high < low {
+		t.Fatalf("EphemeralRange() = %d, %d", low, high)
+	}
+	for _, p := range []int{low - 1, high + 1} {
+		if ClientsMayTake(p) {
+			t.Errorf("ClientsMayTake(%d) with the range %d-%d", p, low, high)
+		}
+	}
+}

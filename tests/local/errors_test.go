@@ -38,6 +38,8 @@ func TestLocalErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// ephemeral is a free port the kernel may give to client sockets.
+	ephemeral, low, high := ephemeralPort(t)
 	ports := func(http, https int) []string {
 		return []string{"--http-port", strconv.Itoa(http), "--https-port", strconv.Itoa(https)}
 	}
@@ -72,6 +74,13 @@ func TestLocalErrors(t *testing.T) {
 		{name: "HTTPS port in use",
 			setup: func(*testing.T, string) []string { return ports(free, taken) },
 			want:  fmt.Sprintf("error: port %d on 127.0.0.1 (--https-port) is in use: stop the program using it, or choose another port with --https-port", taken)},
+		{name: "HTTP port in the ephemeral range",
+			setup: func(*testing.T, string) []string { return ports(ephemeral, free) },
+			want: fmt.Sprintf("error: --http-port %d is in this machine's ephemeral port range %d-%d (/proc/sys/net/ipv4/ip_local_port_range), from which the API server's own connections take their local ports, so HAProxy could find it taken: choose a port below %d with --http-port, or keep it out of the range with 'sudo sysctl -w net.ipv4.ip_local_reserved_ports=%d'",
+				ephemeral, low, high, low, ephemeral)},
+		{name: "HTTPS port in the ephemeral range",
+			setup: func(*testing.T, string) []string { return ports(free, ephemeral) },
+			want:  fmt.Sprintf("error: --https-port %d is in this machine's ephemeral port range %d-%d", ephemeral, low, high)},
 		{name: "the same port twice",
 			setup: func(*testing.T, string) []string { return ports(free, free) },
 			want:  fmt.Sprintf("error: --http-port and --https-port are both %d: choose two ports", free)},
@@ -166,4 +175,29 @@ func TestLocalErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ephemeralPort returns a port nothing listens on inside the kernel's
+// ephemeral port range and not reserved out of it, with the range.
+func ephemeralPort(t *testing.T) (port, low, high int) {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Sscan(string(b), &low, &high); err != nil {
+		t.Fatal(err)
+	}
+	reserved, _ := os.ReadFile("/proc/sys/net/ipv4/ip_local_reserved_ports")
+	for p := low + (high-low)/2; p <= high; p++ {
+		if strings.Contains(","+strings.TrimSpace(string(reserved))+",", ","+strconv.Itoa(p)+",") {
+			continue
+		}
+		if l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p))); err == nil {
+			l.Close()
+			return p, low, high
+		}
+	}
+	t.Fatalf("no free port in the ephemeral range %d-%d", low, high)
+	return 0, 0, 0
 }

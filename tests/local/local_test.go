@@ -167,6 +167,7 @@ func TestLocal(t *testing.T) {
 
 	run := start(t, bin, dataDir, append([]string{"--clean"}, ports...)...)
 	commands := run.untilReady(t)
+	schemaServed(t, dataDir)
 	var env []string
 	results := map[string]string{}
 	for _, line := range commands {
@@ -237,6 +238,30 @@ func TestLocal(t *testing.T) {
 	// An impatient second Ctrl-C during the shutdown leaves nothing behind
 	// either.
 	again.interrupt(t, 2)
+}
+
+// schemaServed checks, right after the ready line, that the API server
+// publishes the Route's OpenAPI schema and that kubectl apply with strict
+// validation (which reads it) creates a Route: the first kubectl apply of a
+// newcomer must not fail with "failed to download openapi".
+func schemaServed(t *testing.T, dataDir string) {
+	t.Helper()
+	kubectl := func(stdin string, args ...string) (string, error) {
+		flags := []string{"--kubeconfig", filepath.Join(dataDir, "kubeconfig"), "--cache-dir", t.TempDir()}
+		cmd := exec.Command(filepath.Join(filepath.Dir(binDir(t)), "kubectl"), append(flags, args...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, path := range []string{"/openapi/v3/apis/route.openshift.io/v1", "/openapi/v2"} {
+		if out, err := kubectl("", "get", "--raw", path); err != nil || !strings.Contains(out, `"io.openshift.route.v1.Route"`) {
+			t.Errorf("kubectl get --raw %s: %v; the Route's schema io.openshift.route.v1.Route is not in it (%d bytes)", path, err, len(out))
+		}
+	}
+	route := `{"apiVersion":"route.openshift.io/v1","kind":"Route","metadata":{"name":"first-apply","namespace":"demo"},"spec":{"host":"first.routeshift.localhost","to":{"name":"demo"}}}`
+	if out, err := kubectl(route, "apply", "--validate=strict", "-f", "-"); err != nil || !strings.Contains(out, "route.route.openshift.io/first-apply ") {
+		t.Errorf("kubectl apply --validate=strict of a Route right after ready: %v\n%s", err, out)
+	}
 }
 
 // interrupt sends SIGINT times times (as Ctrl-C pressed again during the
