@@ -61,7 +61,9 @@ cert-manager, --self-signed keeps a CA and serving certificate in a Secret, writ
 
 Endpoints: the webhooks on --port (` + webhook.MutatePath + `, ` + webhook.ValidatePath + `),
 /healthz and /readyz on --health-probe-bind-address, /metrics on --metrics-bind-address
-(routeshift_admission_duration_seconds by webhook, operation and decision).`,
+(routeshift_admission_duration_seconds by webhook, operation and decision, and
+routeshift_build_info), for bearer tokens whose user may get the non-resource URL /metrics
+(--metrics-auth).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return m.run(cmd.Context(), o, nil)
