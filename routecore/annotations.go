@@ -35,6 +35,8 @@ const (
 	AnnIPAllowlist              = "haproxy.router.openshift.io/ip_allowlist"
 	AnnHSTSHeader               = "haproxy.router.openshift.io/hsts_header"
 	AnnPoolSize                 = "router.openshift.io/pool-size"
+	AnnSetForwardedHeaders      = "haproxy.router.openshift.io/set-forwarded-headers"
+	AnnH1AdjustCase             = "haproxy.router.openshift.io/h1-adjust-case"
 	// AnnPathType set to Exact makes routeshift's router match spec.path
 	// exactly instead of as a prefix; the Ingress controller sets it for
 	// Ingress paths of pathType Exact. Other routers ignore it and match a
@@ -84,7 +86,30 @@ type Overrides struct {
 	PoolSize int32
 	// ExactPath makes the router match spec.path exactly.
 	ExactPath bool
+	// ForwardedHeaders overrides ROUTER_SET_FORWARDED_HEADERS for the
+	// route ("" when not set).
+	ForwardedHeaders ForwardedHeadersPolicy
+	// H1AdjustCase applies ROUTER_H1_CASE_ADJUST's header-name cases to
+	// the route's HTTP/1 traffic.
+	H1AdjustCase bool
 }
+
+// ForwardedHeadersPolicy is what a router does with the X-Forwarded-For,
+// -Host, -Port and -Proto headers clients send.
+type ForwardedHeadersPolicy string
+
+// Forwarded-headers policies, as ROUTER_SET_FORWARDED_HEADERS names them.
+const (
+	// ForwardedAppend adds the client's address to X-Forwarded-For and
+	// sets the others.
+	ForwardedAppend ForwardedHeadersPolicy = "append"
+	// ForwardedReplace sets all four, whatever the client sent.
+	ForwardedReplace ForwardedHeadersPolicy = "replace"
+	// ForwardedIfNone sets each only when the client sent none.
+	ForwardedIfNone ForwardedHeadersPolicy = "if-none"
+	// ForwardedNever passes them on as the client sent them.
+	ForwardedNever ForwardedHeadersPolicy = "never"
+)
 
 // Annotation is one entry of the catalogue: how a route annotation is
 // validated, what it sets, and what applies when it is absent. The webhook
@@ -109,11 +134,18 @@ type Annotation struct {
 	// value too (and reports it), because ignoring it would widen access.
 	// The consumer keeps what is valid and refuses the rest.
 	FailClosed bool
+	// OpenShiftKey, when set, is the key OpenShift's router reads for what
+	// this one does: routeshift honours both, and warns that OpenShift
+	// ignores this one.
+	OpenShiftKey string
 
 	// validate returns an error whose Field the caller fills in, so that
 	// valid values cost no path allocation.
 	validate func(value string) *field.Error
 	apply    func(value string, o *Overrides)
+	// warn, when set, says what is legal in a value but probably not
+	// meant ("" for nothing).
+	warn func(value string) string
 }
 
 // Validate checks a value of the annotation, returning nil when it is valid.
@@ -142,11 +174,11 @@ var AnnotationCatalogue = []Annotation{
 	{Key: AnnBalance, Help: "Load-balancing algorithm: roundrobin, leastconn, source or random.",
 		Default:  "roundrobin when more than one service (alternateBackends) has endpoints and a weight above 0; else ROUTER_TCP_BALANCE_SCHEME (source) for passthrough routes and ROUTER_LOAD_BALANCE_ALGORITHM (leastconn) for the others",
 		validate: oneOf("roundrobin", "leastconn", "source", "random"), apply: func(v string, o *Overrides) { o.Balance = v }},
-	{Key: AnnDisableCookies, Help: "true or TRUE turns off sticky-session cookies; the balance algorithm then picks the endpoint for every request.",
+	{Key: AnnDisableCookies, Help: "true turns off sticky-session cookies; the balance algorithm then picks the endpoint for every request.",
 		Default: "false", OnlyFor: onlyHTTP,
-		validate: boolean, apply: func(v string, o *Overrides) { o.DisableCookies = isTrue(v) }},
+		validate: boolean, warn: booleanWarning, apply: func(v string, o *Overrides) { o.DisableCookies = isTrue(v) }},
 	{Key: AnnCookieNameLegacy, Help: "Name of the sticky-session cookie (3.7-era key; router.openshift.io/cookie_name wins when both are set); at most 1024 bytes.",
-		Default: "ROUTER_COOKIE_NAME, else a hash of the route's namespace and name", OnlyFor: onlyHTTP,
+		Default: "ROUTER_COOKIE_NAME, else a hash of the route's namespace and name", OnlyFor: onlyHTTP, OpenShiftKey: AnnCookieName,
 		validate: cookieName, apply: func(v string, o *Overrides) { o.CookieName = v }},
 	{Key: AnnCookieName, Help: "Name of the sticky-session cookie: letters, digits, '_' and '-'; at most 1024 bytes.",
 		Default: "ROUTER_COOKIE_NAME, else a hash of the route's namespace and name", OnlyFor: onlyHTTP,
@@ -157,9 +189,9 @@ var AnnotationCatalogue = []Annotation{
 	{Key: AnnPodConcurrentConnections, Help: "Maximum connections from this router to each endpoint; 0 means no limit.",
 		Default:  "0 (no limit)",
 		validate: integer(0), apply: func(v string, o *Overrides) { o.PodConcurrentConnections = atoi32(v) }},
-	{Key: AnnRateLimit, Help: "true or TRUE turns on the per-source-address rate limits below.",
+	{Key: AnnRateLimit, Help: "true turns on the per-source-address rate limits below.",
 		Default:  "false",
-		validate: boolean, apply: func(v string, o *Overrides) { o.RateLimit = isTrue(v) }},
+		validate: boolean, warn: booleanWarning, apply: func(v string, o *Overrides) { o.RateLimit = isTrue(v) }},
 	{Key: AnnRateLimitConcurrentTCP, Help: "Concurrent TCP connections allowed per source address.",
 		Default: "no limit", Requires: AnnRateLimit,
 		validate: integer(1), apply: func(v string, o *Overrides) { o.ConcurrentTCP = atoi32(v) }},
@@ -183,10 +215,10 @@ var AnnotationCatalogue = []Annotation{
 		validate: timeUnit, apply: func(v string, o *Overrides) { o.HealthCheckInterval, _ = ParseTimeUnit(v) }},
 	{Key: AnnIPWhitelist, Help: "Space-separated IP addresses and CIDRs allowed to connect; others are refused (older name of ip_allowlist); at most 10000 entries. An empty value is the same as no annotation. A router that meets invalid entries (on a Route that bypassed the webhook) drops them, and serves the Route to nobody when none is valid.",
 		Default: "every source allowed", FailClosed: true,
-		validate: ipList, apply: applyIPAllowlist},
+		validate: ipList, warn: ipListWarning, apply: applyIPAllowlist},
 	{Key: AnnIPAllowlist, Help: "Space-separated IP addresses and CIDRs allowed to connect; others are refused; at most 10000 entries. Wins over ip_whitelist. An empty value is the same as no annotation. A router that meets invalid entries (on a Route that bypassed the webhook) drops them, and serves the Route to nobody when none is valid.",
 		Default: "every source allowed", FailClosed: true,
-		validate: ipList, apply: applyIPAllowlist},
+		validate: ipList, warn: ipListWarning, apply: applyIPAllowlist},
 	{Key: AnnHSTSHeader, Help: "Strict-Transport-Security header: max-age=<seconds>[;includeSubDomains][;preload]; at most 1024 bytes.",
 		Default: "no header", OnlyFor: onlyTLSTerminating,
 		validate: hsts, apply: func(v string, o *Overrides) { o.HSTSHeader = v }},
@@ -196,6 +228,13 @@ var AnnotationCatalogue = []Annotation{
 	{Key: AnnPathType, Help: "Exact matches spec.path exactly; Prefix (the default) matches it as a path prefix. Other routers always match a prefix.",
 		Default: "Prefix", OnlyFor: onlyHTTP,
 		validate: oneOf("Prefix", "Exact"), apply: func(v string, o *Overrides) { o.ExactPath = v == "Exact" }},
+	{Key: AnnSetForwardedHeaders, Help: "What the router does with the X-Forwarded-For, -Host, -Port and -Proto headers clients send, for this route: append (the client's address to X-Forwarded-For; the others set), replace (all set), if-none (set only when the client sent none) or never (passed on as sent). Validated; routeshift's router does not apply it yet.",
+		Default: "ROUTER_SET_FORWARDED_HEADERS (append)", OnlyFor: onlyHTTP,
+		validate: oneOf(string(ForwardedAppend), string(ForwardedReplace), string(ForwardedIfNone), string(ForwardedNever)),
+		apply:    func(v string, o *Overrides) { o.ForwardedHeaders = ForwardedHeadersPolicy(v) }},
+	{Key: AnnH1AdjustCase, Help: "true writes the header names listed in the router's ROUTER_H1_CASE_ADJUST in the case given there in the HTTP/1 requests the route sends to its endpoints, for endpoints that wrongly expect a case. Validated; routeshift's router does not apply it yet.",
+		Default: "false (header names in lower case)", OnlyFor: onlyHTTP,
+		validate: boolean, warn: booleanWarning, apply: func(v string, o *Overrides) { o.H1AdjustCase = isTrue(v) }},
 }
 
 // annotationIndex finds catalogue entries by key.
@@ -325,7 +364,12 @@ func hasControlCharacter(s string) bool {
 	return false
 }
 
-func isTrue(v string) bool { return v == "true" || v == "TRUE" }
+// isTrue reads a boolean annotation as routers do (strconv.ParseBool):
+// invalid values are false.
+func isTrue(v string) bool {
+	b, _ := strconv.ParseBool(v)
+	return b
+}
 
 func atoi32(v string) int32 {
 	n, _ := strconv.ParseInt(v, 10, 32)
@@ -343,7 +387,16 @@ func oneOf(values ...string) func(string) *field.Error {
 	}
 }
 
-var boolean = oneOf("true", "TRUE", "false", "FALSE")
+// boolean accepts what strconv.ParseBool accepts, which is what OpenShift's
+// router reads: true and false are the documented forms; 1, t, T, TRUE,
+// True, 0, f, F, FALSE and False are read alike (booleanWarning names the
+// documented form).
+func boolean(v string) *field.Error {
+	if _, err := strconv.ParseBool(v); err != nil {
+		return field.Invalid(nil, v, "must be true or false")
+	}
+	return nil
+}
 
 func integer(minimum int64) func(string) *field.Error {
 	detail := "must be a whole number from 1 up"
@@ -404,6 +457,29 @@ func ipList(v string) *field.Error {
 		return field.TooMany(nil, n, MaxAllowlistEntries)
 	}
 	return nil
+}
+
+// ipListWarning reports spaces other than single ones between entries:
+// routeshift reads the entries between any spaces (validation, router),
+// OpenShift's router splits on single spaces and ignores a list with an
+// empty entry.
+func ipListWarning(v string) string {
+	entries := strings.Fields(v)
+	if len(entries) == 0 || strings.Join(entries, " ") == v {
+		return ""
+	}
+	return fmt.Sprintf("has leading, trailing or repeated spaces; routeshift reads the %d entries between them, "+
+		"but OpenShift's router ignores such a list and lets every source in: separate the entries with single spaces", len(entries))
+}
+
+// booleanWarning names the documented spelling of a boolean written in one
+// of the other forms routers read.
+func booleanWarning(v string) string {
+	b, err := strconv.ParseBool(v)
+	if err != nil || v == "true" || v == "false" || v == "TRUE" || v == "FALSE" {
+		return ""
+	}
+	return fmt.Sprintf("%q is read as %t; %q is the documented spelling", v, b, strconv.FormatBool(b))
 }
 
 // applyIPAllowlist sets the allowlist; an empty (or blank) value is no
@@ -492,8 +568,25 @@ func annotationWarnings(route *Route) []string {
 		case known && a.Requires != "" && !isTrue(route.Annotations[a.Requires]):
 			warnings = append(warnings, fmt.Sprintf("%s: has no effect unless %s is \"true\"", path, a.Requires))
 		}
+		if !known {
+			continue
+		}
+		if a.OpenShiftKey != "" {
+			warnings = append(warnings, fmt.Sprintf("%s: OpenShift's router does not read this key; write %s, which routeshift reads too", path, a.OpenShiftKey))
+		}
+		if w := a.warnValue(route.Annotations[key]); w != "" {
+			warnings = append(warnings, path+": "+w)
+		}
 	}
 	return warnings
+}
+
+// warnValue is the entry's warning about a valid value, or "".
+func (a *Annotation) warnValue(v string) string {
+	if a.warn == nil || a.validate(v) != nil {
+		return ""
+	}
+	return a.warn(v)
 }
 
 // unknownScope reports whether an unknown key is one routeshift would

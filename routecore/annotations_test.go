@@ -25,7 +25,8 @@ func TestValidateAnnotations(t *testing.T) {
 		{AnnBalance, "roundrobin leastconn", []string{`metadata.annotations[haproxy.router.openshift.io/balance]: Unsupported value: "roundrobin leastconn": supported values: "roundrobin", "leastconn", "source", "random"`}},
 		{AnnDisableCookies, "TRUE", nil},
 		{AnnDisableCookies, "false", nil},
-		{AnnDisableCookies, "yes", []string{`metadata.annotations[haproxy.router.openshift.io/disable_cookies]: Unsupported value: "yes": supported values: "true", "TRUE", "false", "FALSE"`}},
+		{AnnDisableCookies, "yes", []string{`metadata.annotations[haproxy.router.openshift.io/disable_cookies]: Invalid value: "yes": must be true or false`}},
+		{AnnDisableCookies, "", []string{`metadata.annotations[haproxy.router.openshift.io/disable_cookies]: Invalid value: "": must be true or false`}},
 		{AnnCookieName, "my_cookie-1", nil},
 		{AnnCookieName, "my cookie", []string{`metadata.annotations[router.openshift.io/cookie_name]: Invalid value: "my cookie": must consist of letters, digits, '_' and '-'`}},
 		{AnnCookieNameLegacy, "a;b", []string{`metadata.annotations[haproxy.router.openshift.io/cookie_name]: Invalid value: "a;b": must consist of letters, digits, '_' and '-'`}},
@@ -65,12 +66,27 @@ func TestValidateAnnotations(t *testing.T) {
 		{AnnPoolSize, "10", nil},
 		{AnnPathType, "Exact", nil},
 		{AnnPathType, "exact", []string{`metadata.annotations[routeshift.io/path-type]: Unsupported value: "exact": supported values: "Prefix", "Exact"`}},
+		{AnnSetForwardedHeaders, "append", nil},
+		{AnnSetForwardedHeaders, "replace", nil},
+		{AnnSetForwardedHeaders, "if-none", nil},
+		{AnnSetForwardedHeaders, "never", nil},
+		{AnnSetForwardedHeaders, "Never", []string{`metadata.annotations[haproxy.router.openshift.io/set-forwarded-headers]: Unsupported value: "Never": supported values: "append", "replace", "if-none", "never"`}},
+		{AnnH1AdjustCase, "true", nil},
+		{AnnH1AdjustCase, "on", []string{`metadata.annotations[haproxy.router.openshift.io/h1-adjust-case]: Invalid value: "on": must be true or false`}},
 		// control characters: in any router annotation, known or not, never elsewhere
 		{AnnTimeout, "5s\nbackend evil", []string{`metadata.annotations[haproxy.router.openshift.io/timeout]: Invalid value: "5s\nbackend evil": must not contain control characters such as newlines or tabs`}},
 		{"haproxy.router.openshift.io/custom", "a\tb", []string{`metadata.annotations[haproxy.router.openshift.io/custom]: Invalid value: "a\tb": must not contain control characters such as newlines or tabs`}},
 		{"route.openshift.io/termination", "edge\r", []string{`metadata.annotations[route.openshift.io/termination]: Invalid value: "edge\r": must not contain control characters such as newlines or tabs`}},
 		{"kubectl.kubernetes.io/last-applied-configuration", "{}\n", nil},
 		{"haproxy.router.openshift.io/unknown-but-clean", "anything", nil},
+	}
+	for _, key := range []string{AnnDisableCookies, AnnRateLimit, AnnH1AdjustCase} {
+		for _, v := range []string{"1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"} {
+			tests = append(tests, struct {
+				key, value string
+				want       []string
+			}{key, v, nil})
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.key+"="+tt.value, func(t *testing.T) {
@@ -98,6 +114,7 @@ func TestParseAnnotations(t *testing.T) {
 		AnnRateLimitConcurrentTCP: "10", AnnRateLimitRateHTTP: "20", AnnRateLimitRateTCP: "30",
 		AnnTimeout: "5500ms", AnnTimeoutTunnel: "2h", AnnRewriteTarget: "/v2", AnnHealthCheckInterval: "2s", AnnIPWhitelist: "10.0.0.1",
 		AnnIPAllowlist: "10.0.0.2  10.1.0.0/16", AnnHSTSHeader: "max-age=600", AnnPoolSize: "4", AnnPathType: "Exact",
+		AnnSetForwardedHeaders: "if-none", AnnH1AdjustCase: "True",
 		"unrelated": "x",
 	}, field.NewPath("metadata", "annotations"))
 	want := Overrides{
@@ -105,6 +122,7 @@ func TestParseAnnotations(t *testing.T) {
 		PodConcurrentConnections: 50, RateLimit: true, ConcurrentTCP: 10, RateHTTP: 20, RateTCP: 30,
 		Timeout: 5500 * time.Millisecond, TimeoutTunnel: 2 * time.Hour, RewriteTarget: "/v2", HealthCheckInterval: 2 * time.Second,
 		IPAllowlist: []string{"10.0.0.2", "10.1.0.0/16"}, HSTSHeader: "max-age=600", PoolSize: 4, ExactPath: true,
+		ForwardedHeaders: ForwardedIfNone, H1AdjustCase: true,
 	}
 	if len(errs) != 0 || !reflect.DeepEqual(got, want) {
 		t.Errorf("ParseAnnotations =\n%+v, %v\nwant\n%+v", got, errs, want)
@@ -161,6 +179,20 @@ func TestWarnings(t *testing.T) {
 		{name: "rate limit without the switch", route: route(withAnnotation(AnnRateLimitRateHTTP, "10")),
 			want: []string{`metadata.annotations[haproxy.router.openshift.io/rate-limit-connections.rate-http]: has no effect unless haproxy.router.openshift.io/rate-limit-connections is "true"`}},
 		{name: "rate limit with the switch", route: route(withAnnotation(AnnRateLimitRateHTTP, "10"), withAnnotation(AnnRateLimit, "TRUE"))},
+		{name: "rate limit with the switch spelt 1", route: route(withAnnotation(AnnRateLimitRateHTTP, "10"), withAnnotation(AnnRateLimit, "1")),
+			want: []string{`metadata.annotations[haproxy.router.openshift.io/rate-limit-connections]: "1" is read as true; "true" is the documented spelling`}},
+		{name: "boolean spelt False", route: route(withAnnotation(AnnDisableCookies, "False")),
+			want: []string{`metadata.annotations[haproxy.router.openshift.io/disable_cookies]: "False" is read as false; "false" is the documented spelling`}},
+		{name: "invalid boolean: refused, not warned", route: route(withAnnotation(AnnDisableCookies, "yes"))},
+		{name: "cookie name under the key OpenShift does not read", route: route(withAnnotation(AnnCookieNameLegacy, "c")),
+			want: []string{"metadata.annotations[haproxy.router.openshift.io/cookie_name]: OpenShift's router does not read this key; write router.openshift.io/cookie_name, which routeshift reads too"}},
+		{name: "allowlist with irregular spaces", route: route(withAnnotation(AnnIPAllowlist, " 10.0.0.1  10.0.0.2 ")),
+			want: []string{"metadata.annotations[haproxy.router.openshift.io/ip_allowlist]: has leading, trailing or repeated spaces; routeshift reads the 2 entries between them, " +
+				"but OpenShift's router ignores such a list and lets every source in: separate the entries with single spaces"}},
+		{name: "allowlist with single spaces", route: route(withAnnotation(AnnIPWhitelist, "10.0.0.1 10.0.0.2"))},
+		{name: "blank allowlist (no allowlist, as in OpenShift)", route: route(withAnnotation(AnnIPWhitelist, "  "))},
+		{name: "forwarded headers on passthrough", route: route(withTLS(TLSConfig{Termination: TLSTerminationPassthrough}), withAnnotation(AnnSetForwardedHeaders, "never")),
+			want: []string{"metadata.annotations[haproxy.router.openshift.io/set-forwarded-headers]: has no effect on passthrough routes"}},
 		{name: "host generated by another cluster", route: route(generated("frontend-shop.apps.ocp.example.com")), opts: here,
 			want: []string{`spec.host: frontend-shop.apps.ocp.example.com was generated by another cluster or for another route suffix ` +
 				`(openshift.io/host.generated is "true"); this cluster would generate frontend-shop.apps.k8s.example.com: ` +

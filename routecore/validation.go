@@ -2,12 +2,14 @@ package routecore
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/routeshift/routeshift/certs"
@@ -130,6 +132,13 @@ func (c *check) metadata() field.ErrorList {
 	withoutAnnotations := *meta
 	withoutAnnotations.Annotations = nil
 	errs := apivalidation.ValidateObjectMeta(&withoutAnnotations, true, nameIsDNSSubdomain, path)
+	if c.creating() && meta.Name == "" && meta.GenerateName != "" {
+		// The API server names the Route from generateName before it stores
+		// it (the mutating webhook names it even earlier, to generate a
+		// host): no name is needed yet, whatever ValidateObjectMeta says.
+		errs = slices.DeleteFunc(errs, func(e *field.Error) bool { return e.Type == field.ErrorTypeRequired && e.Field == "metadata.name" })
+		errs = append(errs, c.generatedHostLabel()...)
+	}
 	keyErrs, _ := c.annotationErrors()
 	errs = append(errs, keyErrs...)
 	if c.creating() && len(meta.Name) > MaxNameLength {
@@ -144,6 +153,36 @@ func (c *check) metadata() field.ErrorList {
 		errs = append(errs, apivalidation.ValidateObjectMetaUpdate(withResourceVersion(meta), withResourceVersion(&c.old.ObjectMeta), path)...)
 	}
 	return errs
+}
+
+// generatedNameSuffix stands for the 5 random characters the API server
+// appends to metadata.generateName (cut to 58 characters first, so that
+// generated names have at most 63).
+const generatedNameSuffix = "xxxxx"
+
+// generatedName is a name of the length and form the API server generates
+// from prefix.
+func generatedName(prefix string) string {
+	return prefix[:min(len(prefix), MaxNameLength-len(generatedNameSuffix))] + generatedNameSuffix
+}
+
+// generatedHostLabel checks, for a Route created with only
+// metadata.generateName, that the host generated from its name will have a
+// first label of at most 63 characters; the webhook, which names such a
+// Route before generating its host, reports the same on spec.host.
+func (c *check) generatedHostLabel() field.ErrorList {
+	r := c.route
+	if !c.creating() || r.Name != "" || r.GenerateName == "" || r.Spec.Host != "" || r.Spec.Subdomain != "" ||
+		r.Spec.WildcardPolicy == WildcardPolicySubdomain || r.Namespace == "" {
+		return nil
+	}
+	label, _, _ := strings.Cut(GenerateHost(generatedName(r.GenerateName), r.Namespace, DefaultRouteSuffix), ".")
+	if len(label) <= validation.DNS1123LabelMaxLength {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(field.NewPath("metadata", "generateName"), r.GenerateName, fmt.Sprintf(
+		"the host generated for this Route would start with <name>-<namespace>, %d characters: must be no more than %d; shorten generateName or the namespace",
+		len(label), validation.DNS1123LabelMaxLength))}
 }
 
 // nameIsDNSSubdomain is apivalidation.NameIsDNSSubdomain behind the fast path.

@@ -30,6 +30,17 @@ func TestValidateRoute(t *testing.T) {
 		// 2.A metadata, and the project's 63-character name rule
 		{name: "name missing", route: route(func(r *Route) { r.Name = "" }),
 			want: []string{"metadata.name: Required value: name or generateName is required"}},
+		{name: "generateName only (the API server names the Route)", route: route(func(r *Route) { r.Name, r.GenerateName, r.Spec.Host = "", "web-", "" })},
+		{name: "generateName only, with a host", route: route(func(r *Route) { r.Name, r.GenerateName = "", "web-" })},
+		{name: "generateName not a DNS subdomain prefix", route: route(func(r *Route) { r.Name, r.GenerateName = "", "Web_" }),
+			want: []string{`metadata.generateName: Invalid value: "Web_": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`}},
+		{name: "generateName whose generated host label fits", route: route(func(r *Route) {
+			r.Name, r.GenerateName, r.Spec.Host = "", strings.Repeat("g", 63-len("xxxxx-ns")), ""
+		})},
+		{name: "generateName whose generated host label is too long", route: route(func(r *Route) {
+			r.Name, r.GenerateName, r.Spec.Host = "", strings.Repeat("g", 64-len("xxxxx-ns")), ""
+		}), want: []string{`metadata.generateName: Invalid value: "` + strings.Repeat("g", 64-len("xxxxx-ns")) + `": the host generated for this Route would start with <name>-<namespace>, 64 characters: must be no more than 63; shorten generateName or the namespace`}},
+		{name: "generateName of 63 characters is cut to 58 by the API server", route: route(func(r *Route) { r.Name, r.GenerateName = "", long63 })},
 		{name: "name of 63 characters", route: route(func(r *Route) { r.Name = long63 })},
 		{name: "name of 64 characters", route: route(func(r *Route) { r.Name = long64 }),
 			want: []string{`metadata.name: Invalid value: "` + long64 + `": must be no more than 63 characters`}},

@@ -122,6 +122,8 @@ var annotationExampleValues = map[string]string{
 	routecore.AnnHSTSHeader:               "max-age=31536000;includeSubDomains;preload",
 	routecore.AnnPoolSize:                 "10",
 	routecore.AnnPathType:                 "Exact",
+	routecore.AnnSetForwardedHeaders:      "if-none",
+	routecore.AnnH1AdjustCase:             "true",
 }
 
 // settingExample returns the example of setting env, or an error saying

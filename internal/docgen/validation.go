@@ -210,6 +210,8 @@ var invalidAnnotationValues = map[string]string{
 	routecore.AnnHSTSHeader:               "includeSubDomains",
 	routecore.AnnPoolSize:                 "0",
 	routecore.AnnPathType:                 "exact",
+	routecore.AnnSetForwardedHeaders:      "overwrite",
+	routecore.AnnH1AdjustCase:             "yes",
 }
 
 // annotationExamples is one row per catalogue annotation, in catalogue
@@ -264,6 +266,9 @@ func validationGroups(p *pki) ([]group, error) {
 		examples: []example{{
 			rule: "A name is required", shows: "no `metadata.name`",
 			route: func(r *routecore.Route) { r.Name = "" }, field: "metadata.name",
+		}, {
+			rule: "With only `metadata.generateName`, the host generated from the name the API server makes (the prefix cut to 58 characters, 5 random ones) and the namespace fits a 63-character label", shows: "`generateName` of 55 characters in namespace `demo`",
+			route: func(r *routecore.Route) { r.Name, r.GenerateName, r.Spec.Host = "", strings.Repeat("g", 55), "" }, field: "metadata.generateName",
 		}, {
 			rule: "The name is a DNS subdomain", shows: "`name: Shop`",
 			route: func(r *routecore.Route) { r.Name = "Shop" }, field: "metadata.name",
@@ -587,6 +592,9 @@ func acceptedExamples(p *pki) []example {
 		rule: "Certificates without `caCertificate`: any issuer (self-signed too) is accepted", shows: "a CA-signed certificate without its CA",
 		route: edgeWith(p.leaf, p.leafKey, ""),
 	}, {
+		rule: "Only `metadata.generateName`: the API server names the Route (the mutating webhook names it first, to generate its host)", shows: "`generateName: shop-`, no name",
+		route: func(r *routecore.Route) { r.Name, r.GenerateName = "", "shop-" },
+	}, {
 		rule: "Termination in any case", shows: "`termination: Edge` (becomes `edge`)",
 		route: withTLS(routecore.TLSConfig{Termination: "Edge"}),
 	}, {
@@ -626,6 +634,15 @@ func warningExamples() []example {
 	}, {
 		rule: "A rate limit without `haproxy.router.openshift.io/rate-limit-connections: \"true\"`", shows: "`…rate-limit-connections.rate-http: \"100\"` alone",
 		route: annotate(routecore.AnnRateLimitRateHTTP, "100"),
+	}, {
+		rule: "A boolean in a spelling other than `true`, `TRUE`, `false` or `FALSE` (read as Go's strconv.ParseBool reads it, as OpenShift's router does)", shows: "`haproxy.router.openshift.io/disable_cookies: \"1\"`",
+		route: annotate(routecore.AnnDisableCookies, "1"),
+	}, {
+		rule: "A key routeshift reads but OpenShift's router does not, with the key OpenShift reads", shows: "`haproxy.router.openshift.io/cookie_name: session`",
+		route: annotate(routecore.AnnCookieNameLegacy, "session"),
+	}, {
+		rule: "An IP allowlist with leading, trailing or repeated spaces (OpenShift's router ignores the whole list)", shows: "`haproxy.router.openshift.io/ip_allowlist: \"10.0.0.1  10.0.0.2 \"`",
+		route: annotate(routecore.AnnIPAllowlist, "10.0.0.1  10.0.0.2 "),
 	}}
 }
 
