@@ -90,3 +90,26 @@ func AnnotationHints(ing *networkingv1.Ingress) []string {
 	}
 	return hints
 }
+
+// PathTypeHints are notes for people who may take their Ingresses back to
+// OpenShift: one per Exact path. routeshift serves such a path exactly
+// (annotation routeshift.io/path-type), but OpenShift's ingress-to-route
+// controller makes no Route for it. They are for `routeshift translate`'s
+// report.
+func PathTypeHints(ing *networkingv1.Ingress) []string {
+	var hints []string
+	for i, rule := range ing.Spec.Rules {
+		if rule.HTTP == nil {
+			continue
+		}
+		for j, p := range rule.HTTP.Paths {
+			if p.PathType == nil || *p.PathType != networkingv1.PathTypeExact {
+				continue
+			}
+			hints = append(hints, fmt.Sprintf("path %q of host %q (rule %d, path %d) has pathType Exact: routeshift serves it exactly (%s: Exact), "+
+				"but OpenShift makes no Route for an Exact path, so on OpenShift it would not be served; use pathType Prefix there",
+				p.Path, rule.Host, i, j, routecore.AnnPathType))
+		}
+	}
+	return hints
+}

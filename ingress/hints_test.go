@@ -39,6 +39,31 @@ func TestAnnotationHints(t *testing.T) {
 	}
 }
 
+func TestPathTypeHints(t *testing.T) {
+	exact, prefix := networkingv1.PathTypeExact, networkingv1.PathTypePrefix
+	backend := networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "web"}}
+	ing := ingress(func(i *networkingv1.Ingress) {
+		i.Spec.Rules = []networkingv1.IngressRule{
+			{Host: "a.example.com", IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{
+				{Path: "/", PathType: &prefix, Backend: backend},
+				{Path: "/healthz", PathType: &exact, Backend: backend},
+			}}}},
+			{Host: "b.example.com"},
+			{Host: "c.example.com", IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{
+				{Path: "/x", Backend: backend},
+				{Path: "/login", PathType: &exact, Backend: backend},
+			}}}},
+		}
+	})
+	want := []string{
+		`path "/healthz" of host "a.example.com" (rule 0, path 1) has pathType Exact: routeshift serves it exactly (routeshift.io/path-type: Exact), but OpenShift makes no Route for an Exact path, so on OpenShift it would not be served; use pathType Prefix there`,
+		`path "/login" of host "c.example.com" (rule 2, path 1) has pathType Exact: routeshift serves it exactly (routeshift.io/path-type: Exact), but OpenShift makes no Route for an Exact path, so on OpenShift it would not be served; use pathType Prefix there`,
+	}
+	if got := PathTypeHints(ing); !slices.Equal(got, want) {
+		t.Errorf("hints\n%q\nwant\n%q", got, want)
+	}
+}
+
 // Every hint that names an annotation names one the router knows.
 func TestAnnotationHintsNameKnownAnnotations(t *testing.T) {
 	for k, hint := range nginxEquivalents {

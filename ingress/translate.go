@@ -52,9 +52,13 @@ type Objects interface {
 
 // Result is what an Ingress should become.
 type Result struct {
-	// Managed is false when the Ingress belongs to another controller;
-	// then Routes and Problems are empty and its Routes are left alone.
+	// Managed is false when the Ingress belongs to another controller, or
+	// names an IngressClass that does not exist; then Routes and Problems
+	// are empty and its Routes are left alone.
 	Managed bool
+	// MissingClass names the IngressClass of an unmanaged Ingress when that
+	// class does not exist (rather than belonging to another controller).
+	MissingClass string
 	// Routes are the desired Routes, defaulted as the webhook would, each
 	// owned by the Ingress, in rule and path order.
 	Routes []*routecore.Route
@@ -71,8 +75,8 @@ type Result struct {
 // why; Routes that routecore would reject are skipped the same way, so the
 // controller never writes a Route the webhook refuses.
 func Translate(ing *networkingv1.Ingress, objs Objects, controllerName string) Result {
-	if !managed(ing, objs, controllerName) {
-		return Result{}
+	if ok, missing := managed(ing, objs, controllerName); !ok {
+		return Result{MissingClass: missing}
 	}
 	res := Result{Managed: true}
 	res.ReconcileLabels, res.InvalidReconcileLabels = reconcileLabels(ing)
@@ -121,17 +125,21 @@ func (r *Result) problem(format string, args ...any) {
 
 // managed reports whether the Ingress is this controller's: no class at
 // all, or a class whose IngressClass names controllerName. The legacy
-// annotation wins over spec.ingressClassName, even when empty.
-func managed(ing *networkingv1.Ingress, objs Objects, controllerName string) bool {
+// annotation wins over spec.ingressClassName, even when empty. When the
+// class does not exist, missing names it.
+func managed(ing *networkingv1.Ingress, objs Objects, controllerName string) (ok bool, missing string) {
 	class, set := ing.Annotations[ClassAnnotation]
 	if !set {
 		if ing.Spec.IngressClassName == nil {
-			return true
+			return true, ""
 		}
 		class = *ing.Spec.IngressClassName
 	}
 	ic := objs.IngressClass(class)
-	return ic != nil && ic.Spec.Controller == controllerName
+	if ic == nil {
+		return false, class
+	}
+	return ic.Spec.Controller == controllerName, ""
 }
 
 // reconcileLabels parses the reconcile-labels annotation as OpenShift does;

@@ -555,10 +555,10 @@ func TestTranslateClass(t *testing.T) {
 		objects: objs,
 		want:    Result{},
 	}, {
-		name:    "ingressClassName of a missing IngressClass: not managed",
+		name:    "ingressClassName of a missing IngressClass: not managed, the class named",
 		ingress: ingress(className("missing"), served),
 		objects: objs,
-		want:    Result{},
+		want:    Result{MissingClass: "missing"},
 	}, {
 		name:    "legacy class annotation wins over ingressClassName: not managed",
 		ingress: ingress(legacy("nginx"), className("openshift-default"), served),

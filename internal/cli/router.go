@@ -164,7 +164,7 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 }
 
 type renderOptions struct {
-	files       []string
+	in          inputFlags
 	namespace   string
 	routeSuffix string
 	output      string
@@ -208,7 +208,7 @@ router would write instead. The exit status is 0 when every Route could be judge
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVarP(&o.files, "filename", "f", nil, `file to read ("-" for standard input); repeatable`)
+	o.in.addFlags(f, "render reads Routes, Namespaces, EndpointSlices, Services and Secrets")
 	f.StringVarP(&o.namespace, "input-namespace", "n", "default", "namespace of objects that name none")
 	f.StringVar(&o.routeSuffix, "route-suffix", routecore.DefaultRouteSuffix, "DNS suffix of generated hosts, as the webhook's")
 	f.StringVarP(&o.output, "output", "o", "", `"yaml" prints the Routes with this router's status entry`)
@@ -223,7 +223,7 @@ func (o *renderOptions) run(cfg haproxy.Config, stdin io.Reader, stdout, stderr 
 	if o.output != "" && o.output != "yaml" {
 		return fmt.Errorf("--output %q is not supported: use -o yaml or omit it", o.output)
 	}
-	objs, err := input.Read(o.files, stdin)
+	objs, err := o.in.read(stdin)
 	if err != nil {
 		return err
 	}
@@ -318,12 +318,9 @@ func (o *renderOptions) add(store *haproxy.Store, obj input.Object, i int, route
 	}
 	switch {
 	case obj.Kind == "Route":
-		r, warning, err := decodeRoute(obj)
+		r, err := o.in.decodeRoute(obj, o.stderr)
 		if err != nil {
 			return err
-		}
-		if warning != "" {
-			fmt.Fprintln(o.stderr, "Warning:", warning)
 		}
 		r.Namespace = ns
 		routecore.Default(r, nil, routecore.DefaultOptions{RouteSuffix: o.routeSuffix})
@@ -340,27 +337,27 @@ func (o *renderOptions) add(store *haproxy.Store, obj input.Object, i int, route
 		store.SetRoute(r)
 	case obj.Kind == "Namespace" && obj.APIVersion == "v1":
 		n := &corev1.Namespace{}
-		if err := input.DecodeStrict(obj, n); err != nil {
+		if err := o.in.decode(obj, n, o.stderr); err != nil {
 			return err
 		}
 		store.SetNamespace(n.Name, n.Labels)
 	case obj.Kind == "EndpointSlice" && obj.APIVersion == "discovery.k8s.io/v1":
 		es := &discoveryv1.EndpointSlice{}
-		if err := input.DecodeStrict(obj, es); err != nil {
+		if err := o.in.decode(obj, es, o.stderr); err != nil {
 			return err
 		}
 		es.Namespace = ns
 		store.SetEndpointSlice(es)
 	case obj.Kind == "Secret" && obj.APIVersion == "v1":
 		s := &corev1.Secret{}
-		if err := input.DecodeStrict(obj, s); err != nil {
+		if err := o.in.decode(obj, s, o.stderr); err != nil {
 			return err
 		}
 		s.Namespace = ns
 		store.SetSecret(s)
 	case obj.Kind == "Service" && obj.APIVersion == "v1":
 		svc := &corev1.Service{}
-		if err := input.DecodeStrict(obj, svc); err != nil {
+		if err := o.in.decode(obj, svc, o.stderr); err != nil {
 			return err
 		}
 		svc.Namespace = ns

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/routeshift/routeshift/ingress"
@@ -17,8 +18,9 @@ import (
 )
 
 type translateOptions struct {
-	files          []string
+	in             inputFlags
 	namespace      string
+	namespaceSet   bool
 	output         string
 	controllerName string
 	fromCluster    bool
@@ -54,12 +56,13 @@ those are results, reported as warnings.`,
   routeshift translate --from-cluster -n shop -o yaml > routes.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.namespaceSet = cmd.Flags().Changed("namespace")
 			return o.run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVarP(&o.files, "filename", "f", nil, `file to read ("-" for standard input); repeatable`)
-	f.StringVarP(&o.namespace, "namespace", "n", "default", "namespace of objects that name none; with --from-cluster, the namespace to read")
+	o.in.addFlags(f, "translate reads Ingresses, Services, Secrets and IngressClasses")
+	f.StringVarP(&o.namespace, "namespace", "n", "default", "namespace of objects that name none; with --from-cluster, the namespace to read (default: the kubeconfig context's, as kubectl's)")
 	f.StringVarP(&o.output, "output", "o", "yaml", `"yaml" prints the Routes; "name" prints NAMESPACE/NAME lines`)
 	f.StringVar(&o.controllerName, "ingress-controller-name", ingress.DefaultControllerName, "IngressClass spec.controller of the Ingresses to translate")
 	f.BoolVar(&o.fromCluster, "from-cluster", false, "read Ingresses, Services, Secrets and IngressClasses from the cluster (read-only)")
@@ -74,14 +77,15 @@ func (o *translateOptions) run(ctx context.Context, stdin io.Reader, stdout, std
 	}
 	var ingresses []*networkingv1.Ingress
 	objs := ingress.NewObjectSet()
+	failed := 0
 	var err error
 	switch {
-	case o.fromCluster && len(o.files) > 0:
+	case o.fromCluster && len(o.in.files) > 0:
 		return fmt.Errorf("use either -f or --from-cluster, not both")
 	case o.fromCluster:
 		ingresses, err = o.readCluster(ctx, objs)
 	default:
-		ingresses, err = o.readFiles(stdin, objs)
+		ingresses, failed, err = o.readFiles(stdin, objs, stderr)
 	}
 	if err != nil {
 		return err
@@ -91,25 +95,7 @@ func (o *translateOptions) run(ctx context.Context, stdin io.Reader, stdout, std
 	for _, ing := range ingresses {
 		res := ingress.Translate(ing, objs, o.controllerName)
 		sum.add(ing, res)
-		who := ing.Namespace + "/" + ing.Name
-		if !res.Managed {
-			fmt.Fprintf(stderr, "warning: ingress %s: ignored: its class belongs to another controller (not %s)\n", who, o.controllerName)
-			continue
-		}
-		for _, p := range res.Problems {
-			fmt.Fprintf(stderr, "warning: ingress %s: %s\n", who, p)
-		}
-		for _, h := range ingress.AnnotationHints(ing) {
-			fmt.Fprintf(stderr, "warning: ingress %s: %s\n", who, h)
-		}
-		if res.InvalidReconcileLabels != "" {
-			fmt.Fprintf(stderr, "warning: ingress %s: %s\n", who, res.InvalidReconcileLabels)
-		}
-		if d := ing.Spec.DefaultBackend; d != nil {
-			// OpenShift's controller ignores it silently (and so does ours); a
-			// migration dry-run is where its loss should be seen.
-			fmt.Fprintf(stderr, "warning: ingress %s: spec.defaultBackend%s produces no Route: requests that match no rule will get the router's 503; add a rule for every host it should serve\n", who, describeBackend(d))
-		}
+		o.report(ing, res, stderr)
 		for _, r := range res.Routes {
 			if o.output == "name" {
 				fmt.Fprintf(stdout, "%s/%s\n", r.Namespace, r.Name)
@@ -122,33 +108,64 @@ func (o *translateOptions) run(ctx context.Context, stdin io.Reader, stdout, std
 		return err
 	}
 	fmt.Fprintln(stderr, sum.String())
+	if failed > 0 {
+		return errInvalid
+	}
 	return nil
 }
 
-func (o *translateOptions) readFiles(stdin io.Reader, objs *ingress.ObjectSet) ([]*networkingv1.Ingress, error) {
-	read, err := input.Read(o.files, stdin)
+// report writes the warnings of one Ingress's translation on stderr.
+func (o *translateOptions) report(ing *networkingv1.Ingress, res ingress.Result, stderr io.Writer) {
+	who := ing.Namespace + "/" + ing.Name
+	switch {
+	case !res.Managed && res.MissingClass != "":
+		fmt.Fprintf(stderr, "warning: ingress %s: ignored: IngressClass %q not found; the controller manages an Ingress of a class only when that class exists with spec.controller %s\n",
+			who, res.MissingClass, o.controllerName)
+		return
+	case !res.Managed:
+		fmt.Fprintf(stderr, "warning: ingress %s: ignored: its class belongs to another controller (not %s)\n", who, o.controllerName)
+		return
+	}
+	var notes []string
+	notes = append(notes, res.Problems...)
+	notes = append(notes, ingress.AnnotationHints(ing)...)
+	notes = append(notes, ingress.PathTypeHints(ing)...)
+	if res.InvalidReconcileLabels != "" {
+		notes = append(notes, res.InvalidReconcileLabels)
+	}
+	if d := ing.Spec.DefaultBackend; d != nil {
+		// OpenShift's controller ignores it silently (and so does ours); a
+		// migration dry-run is where its loss should be seen.
+		notes = append(notes, "spec.defaultBackend"+describeBackend(d)+" produces no Route: requests that match no rule will get the router's 503; add a rule for every host it should serve")
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "warning: ingress %s: %s\n", who, n)
+	}
+}
+
+// readFiles reads the objects translate uses and skips the others. An
+// object that cannot be decoded is reported on stderr and counted; the
+// others are still read.
+func (o *translateOptions) readFiles(stdin io.Reader, objs *ingress.ObjectSet, stderr io.Writer) ([]*networkingv1.Ingress, int, error) {
+	read, err := o.in.read(stdin)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var ingresses []*networkingv1.Ingress
+	failed := 0
 	for _, obj := range read {
-		var into client.Object
-		switch {
-		case obj.Kind == "Ingress" && obj.APIVersion == "networking.k8s.io/v1":
-			into = &networkingv1.Ingress{}
-		case obj.Kind == "Ingress":
-			return nil, fmt.Errorf("%s: Ingress %s is not read: convert it to networking.k8s.io/v1 (serviceName/servicePort become service.name/service.port)", obj.Source, obj.APIVersion)
-		case obj.Kind == "IngressClass" && obj.APIVersion == "networking.k8s.io/v1":
-			into = &networkingv1.IngressClass{}
-		case obj.Kind == "Service" && obj.APIVersion == "v1":
-			into = &corev1.Service{}
-		case obj.Kind == "Secret" && obj.APIVersion == "v1":
-			into = &corev1.Secret{}
-		default:
-			continue // Deployments and the like travel with Ingresses; they do not matter here
+		into, err := translateInput(obj)
+		if err == nil && into == nil {
+			o.in.skip(obj, stderr) // Deployments and the like travel with Ingresses; they do not matter here
+			continue
 		}
-		if err := input.DecodeStrict(obj, into); err != nil {
-			return nil, err
+		if err == nil {
+			err = o.in.decode(obj, into, stderr)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "error:", err)
+			failed++
+			continue
 		}
 		if into.GetNamespace() == "" {
 			into.SetNamespace(o.namespace)
@@ -159,10 +176,30 @@ func (o *translateOptions) readFiles(stdin io.Reader, objs *ingress.ObjectSet) (
 			objs.Add(into)
 		}
 	}
-	return ingresses, nil
+	return ingresses, failed, nil
 }
 
-// readCluster lists the objects with get/list rights only.
+// translateInput returns the object to decode obj into, or nil for a kind
+// translate does not read.
+func translateInput(obj input.Object) (client.Object, error) {
+	switch {
+	case obj.Kind == "Ingress" && obj.APIVersion == "networking.k8s.io/v1":
+		return &networkingv1.Ingress{}, nil
+	case obj.Kind == "Ingress":
+		return nil, fmt.Errorf("%s: Ingress %s is not read: convert it to networking.k8s.io/v1 (serviceName/servicePort become service.name/service.port)", obj.Source, obj.APIVersion)
+	case obj.Kind == "IngressClass" && obj.APIVersion == "networking.k8s.io/v1":
+		return &networkingv1.IngressClass{}, nil
+	case obj.Kind == "Service" && obj.APIVersion == "v1":
+		return &corev1.Service{}, nil
+	case obj.Kind == "Secret" && obj.APIVersion == "v1":
+		return &corev1.Secret{}, nil
+	}
+	return nil, nil
+}
+
+// readCluster lists the objects with get/list rights only, in the
+// namespace of -n, else the kubeconfig context's (as kubectl does), or in
+// every namespace with -A.
 func (o *translateOptions) readCluster(ctx context.Context, objs *ingress.ObjectSet) ([]*networkingv1.Ingress, error) {
 	m := managerOptions{kubeconfig: o.kubeconfig, qps: -1}
 	cfg, err := m.restConfig()
@@ -175,7 +212,11 @@ func (o *translateOptions) readCluster(ctx context.Context, objs *ingress.Object
 	}
 	var opts []client.ListOption
 	if !o.allNamespaces {
-		opts = append(opts, client.InNamespace(o.namespace))
+		ns, err := o.clusterNamespace()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, client.InNamespace(ns))
 	}
 	var ings networkingv1.IngressList
 	var svcs corev1.ServiceList
@@ -208,14 +249,33 @@ func (o *translateOptions) readCluster(ctx context.Context, objs *ingress.Object
 	return out, nil
 }
 
+// clusterNamespace is the namespace --from-cluster reads: -n when given,
+// else the kubeconfig context's ("default" when it names none, the pod's
+// own in a cluster), as kubectl chooses it.
+func (o *translateOptions) clusterNamespace() (string, error) {
+	if o.namespaceSet {
+		return o.namespace, nil
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = o.kubeconfig
+	ns, _, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).Namespace()
+	if err != nil {
+		return "", fmt.Errorf("reading the namespace of the kubeconfig context: %w (or name one with -n)", err)
+	}
+	return ns, nil
+}
+
 // summary counts what a translation did, for the report's last line.
 type summary struct {
-	ingresses, ignored, routes, problems int
+	ingresses, ignored, missingClass, routes, problems int
 }
 
 func (s *summary) add(_ *networkingv1.Ingress, res ingress.Result) {
 	s.ingresses++
-	if !res.Managed {
+	switch {
+	case !res.Managed && res.MissingClass != "":
+		s.missingClass++
+	case !res.Managed:
 		s.ignored++
 	}
 	s.routes += len(res.Routes)
@@ -223,8 +283,12 @@ func (s *summary) add(_ *networkingv1.Ingress, res ingress.Result) {
 }
 
 func (s summary) String() string {
-	return fmt.Sprintf("summary: %s read (%d of another class, ignored); %s emitted; %s produced no Route",
-		plural(s.ingresses, "ingress", "ingresses"), s.ignored, plural(s.routes, "route", "routes"), plural(s.problems, "rule or path", "rules or paths"))
+	ignored := fmt.Sprintf("%d of another class", s.ignored)
+	if s.missingClass > 0 {
+		ignored += fmt.Sprintf(", %d of a class not found", s.missingClass)
+	}
+	return fmt.Sprintf("summary: %s read (%s, ignored); %s emitted; %s produced no Route",
+		plural(s.ingresses, "ingress", "ingresses"), ignored, plural(s.routes, "route", "routes"), plural(s.problems, "rule or path", "rules or paths"))
 }
 
 func plural(n int, one, many string) string {

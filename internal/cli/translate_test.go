@@ -95,6 +95,7 @@ spec:
 `
 	wantErr := `warning: ingress shop/shop: Invalid or missing TLS secret for rule host "shop.example.com"
 warning: ingress shop/shop: Missing host field in rule at index 2
+warning: ingress shop/shop: path "/api/v1" of host "www.example.com" (rule 0, path 0) has pathType Exact: routeshift serves it exactly (routeshift.io/path-type: Exact), but OpenShift makes no Route for an Exact path, so on OpenShift it would not be served; use pathType Prefix there
 warning: ingress shop/shop: spec.defaultBackend (service web) produces no Route: requests that match no rule will get the router's 503; add a rule for every host it should serve
 warning: ingress shop/legacy: ignored: its class belongs to another controller (not openshift.io/ingress-to-route)
 summary: 2 ingresses read (1 of another class, ignored); 1 route emitted; 2 rules or paths produced no Route
@@ -103,7 +104,7 @@ summary: 2 ingresses read (1 of another class, ignored); 1 route emitted; 2 rule
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant stdout:\n%s\nwant stderr:\n%s", code, stdout, stderr, wantOut, wantErr)
 	}
 	vout, verr, vcode := run(t, stdout, "validate", "-f", "-")
-	if vcode != 0 || verr != "" || vout != "shop/"+name+" valid\n" {
+	if vcode != 0 || verr != "summary: 1 route read: 1 valid, 0 invalid; 0 objects of other kinds skipped\n" || vout != "shop/"+name+" valid\n" {
 		t.Errorf("translate's output does not validate: exit %d\n%s%s", vcode, vout, verr)
 	}
 
@@ -113,18 +114,31 @@ summary: 2 ingresses read (1 of another class, ignored); 1 route emitted; 2 rule
 	}
 }
 
+// TestTranslateBadInput: an object translate cannot read is reported and
+// makes the exit status 1; the others are still translated.
 func TestTranslateBadInput(t *testing.T) {
-	tests := []struct{ name, stdin, want string }{
-		{"extensions/v1beta1 Ingress", "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: old}\n",
-			"error: <stdin>, document 1 (line 1): Ingress extensions/v1beta1 is not read: convert it to networking.k8s.io/v1 (serviceName/servicePort become service.name/service.port)\n"},
-		{"unknown field", "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: x}\nspec: {rulez: []}\n",
-			"error: <stdin>, document 1 (line 1): unknown field \"spec.rulez\" (check the spelling against the API reference)\n"},
+	good := "---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: good}\nspec: {rules: [{host: a.example.com}]}\n"
+	summary := "summary: 1 ingress read (0 of another class, ignored); 0 routes emitted; 1 rule or path produced no Route\n"
+	problem := "warning: ingress default/good: Missing http field in rule at index 0\n"
+	tests := []struct {
+		name, stdin string
+		args        []string
+		code        int
+		want        string
+	}{
+		{"extensions/v1beta1 Ingress", "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: old}\n" + good, nil, 1,
+			"error: <stdin>, document 1 (line 1): Ingress extensions/v1beta1 is not read: convert it to networking.k8s.io/v1 (serviceName/servicePort become service.name/service.port)\n" +
+				problem + summary},
+		{"unknown field", "apiVersion: v1\nkind: Service\nmetadata: {name: x}\nspec: {portz: []}\n" + good, nil, 0,
+			"Warning: <stdin>, document 1 (line 1): unknown field \"spec.portz\"\n" + problem + summary},
+		{"unknown field, strict", "apiVersion: v1\nkind: Service\nmetadata: {name: x}\nspec: {portz: []}\n" + good, []string{"--strict"}, 1,
+			"error: <stdin>, document 1 (line 1): Service in version \"v1\" cannot be handled as a Service: strict decoding error: unknown field \"spec.portz\"\n" + problem + summary},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, stderr, code := run(t, tt.stdin, "translate", "-f", "-")
-			if code != 1 || stderr != tt.want {
-				t.Errorf("exit %d, stderr %q, want %q", code, stderr, tt.want)
+			_, stderr, code := run(t, tt.stdin, append([]string{"translate", "-f", "-"}, tt.args...)...)
+			if code != tt.code || stderr != tt.want {
+				t.Errorf("exit %d, stderr\n%s\nwant exit %d, stderr\n%s", code, stderr, tt.code, tt.want)
 			}
 		})
 	}
@@ -192,6 +206,7 @@ func TestTranslateShopIngresses(t *testing.T) {
 	stdout, stderr, code := run(t, "", "translate", "-f", file)
 	wantErr := `warning: ingress shop/storefront: Backend service "cart" not found at index 0, path index 4
 warning: ingress shop/storefront: annotation nginx.ingress.kubernetes.io/proxy-body-size has no effect on Routes: no equivalent: the router does not limit request bodies
+warning: ingress shop/storefront: path "/healthz" of host "www.example.com" (rule 0, path 2) has pathType Exact: routeshift serves it exactly (routeshift.io/path-type: Exact), but OpenShift makes no Route for an Exact path, so on OpenShift it would not be served; use pathType Prefix there
 warning: ingress shop/checkout: annotation nginx.ingress.kubernetes.io/ssl-passthrough has no effect on Routes: set route.openshift.io/termination: passthrough
 warning: ingress shop/docs: ignored: its class belongs to another controller (not openshift.io/ingress-to-route)
 summary: 4 ingresses read (1 of another class, ignored); 7 routes emitted; 1 rule or path produced no Route
@@ -236,7 +251,7 @@ summary: 4 ingresses read (1 of another class, ignored); 7 routes emitted; 1 rul
 		t.Errorf("-o name: exit %d\n%s", code, out)
 	}
 	vout, verr, vcode := run(t, stdout, "validate", "-f", "-")
-	if vcode != 0 || verr != "" || vout != strings.Join(valid, "") {
+	if vcode != 0 || verr != "summary: 7 routes read: 7 valid, 0 invalid; 0 objects of other kinds skipped\n" || vout != strings.Join(valid, "") {
 		t.Errorf("translate's output does not validate: exit %d\nstdout:\n%s\nstderr:\n%s", vcode, vout, verr)
 	}
 }

@@ -1,20 +1,24 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	yamlv2 "go.yaml.in/yaml/v2"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/yaml"
+	kjson "sigs.k8s.io/json"
 
 	"github.com/routeshift/routeshift/internal/input"
 	"github.com/routeshift/routeshift/routecore"
 )
 
 type validateOptions struct {
-	files       []string
+	in          inputFlags
 	routeSuffix string
 	namespace   string
 	output      string
@@ -25,29 +29,39 @@ func newValidate() *cobra.Command {
 	o := &validateOptions{}
 	cmd := &cobra.Command{
 		Use:   "validate -f FILE [-f FILE...]",
-		Short: "Default and validate Routes offline, exactly as the admission webhook does",
+		Short: "Default and validate Routes offline, exactly as the admission webhook and the API server do",
 		Long: `validate reads Routes from YAML or JSON files (several documents per file, List
-objects, "-" for standard input), applies the webhook's defaulting (including host
-generation) and validation, and reports each invalid Route on stderr in kubectl's
-words:
+objects, OpenShift Templates, "-" for standard input), decodes them as the API server
+does, applies the webhook's defaulting (including host generation) and validation, then
+the Route CRD's schema as the API server checks it, and reports each invalid Route on
+stderr in kubectl's words:
 
   The Route "NAME" is invalid: spec.to.weight: Invalid value: 300: ...
 
-Warnings (a misspelt router annotation, an annotation with no effect) are printed
-as "Warning:" lines. Permission checks (routes/custom-host) need a cluster and are
-not made. The exit status is 1 when any Route is invalid or the input cannot be
-read, else 0.`,
+Objects of other kinds (Services, Deployments…) are skipped and counted in the summary
+line; -v lists them. A Template's Routes are validated with its parameters substituted
+as "oc process" does, from --param NAME=VALUE or the parameters' values; a parameter
+that "oc process" would generate, or a required one without a value, must be given.
+
+Fields the Route type does not have are dropped with a warning, as the API server
+does by default; --strict refuses such Routes, as kubectl --validate=strict does.
+Either way the other objects are still checked. Warnings (a misspelt router
+annotation, an annotation with no effect) are printed as "Warning:" lines.
+Permission checks (routes/custom-host) need a cluster and are not made. The exit
+status is 1 when any Route is invalid or the input cannot be read, else 0.`,
 		Example: `  routeshift validate -f route.yaml
+  routeshift validate -f app.yaml -v            # also list the Services, Deployments… skipped
   routeshift validate -f routes/ingress-a.yaml -f routes/ingress-b.yaml --route-suffix apps.example.com
+  routeshift validate -f template.yaml --param APPLICATION_DOMAIN=app.example.com
   kubectl get routes -A -o yaml | routeshift validate -f -
   routeshift validate -f route.yaml -o yaml      # print the defaulted Routes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.run(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return o.run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVarP(&o.files, "filename", "f", nil, `file to read ("-" for standard input); repeatable`)
+	o.in.addFlags(f, "validate reads only Routes")
 	f.StringVar(&o.routeSuffix, "route-suffix", routecore.DefaultRouteSuffix, "DNS suffix of generated hosts (<name>-<namespace>.<suffix>)")
 	f.StringVarP(&o.namespace, "namespace", "n", "default", "namespace of Routes that name none (as kubectl's current namespace would)")
 	f.StringVarP(&o.output, "output", "o", "", `"yaml" prints the defaulted Routes on stdout`)
@@ -55,43 +69,34 @@ read, else 0.`,
 	return cmd
 }
 
-func (o *validateOptions) run(stdin io.Reader, stdout, stderr io.Writer) error {
+func (o *validateOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) error {
 	if o.output != "" && o.output != "yaml" {
 		return fmt.Errorf("--output %q is not supported: use -o yaml or omit it", o.output)
 	}
 	if err := routecore.ValidateRouteSuffix(o.routeSuffix); err != nil {
 		return fmt.Errorf("--route-suffix: %v", err)
 	}
-	objs, err := input.Read(o.files, stdin)
+	objs, err := o.in.read(stdin)
 	if err != nil {
 		return err
 	}
-	routes := make([]*routecore.Route, 0, len(objs))
+	var sum validateSummary
+	var defaulted []any
 	for _, obj := range objs {
-		r, warning, err := decodeRoute(obj)
+		if !isRoute(obj) {
+			sum.skipped++
+			o.in.skip(obj, stderr)
+			continue
+		}
+		r, err := o.validate(ctx, obj, stderr)
 		if err != nil {
 			return err
 		}
-		if warning != "" {
-			fmt.Fprintln(stderr, "Warning:", warning)
-		}
-		routes = append(routes, r)
-	}
-	invalid := 0
-	var defaulted []any
-	for _, r := range routes {
-		if r.Namespace == "" {
-			r.Namespace = o.namespace
-		}
-		routecore.Default(r, nil, routecore.DefaultOptions{RouteSuffix: o.routeSuffix})
-		for _, w := range routecore.Warnings(r, routecore.WarningOptions{GeneratedHostSuffix: o.routeSuffix}) {
-			fmt.Fprintf(stderr, "Warning: %s/%s: %s\n", r.Namespace, r.Name, w)
-		}
-		if errs := routecore.ValidateRoute(r, routecore.ValidateOptions{SkipCertificateChecks: o.skipCerts}); len(errs) > 0 {
-			invalid++
-			fmt.Fprint(stderr, invalidMessage("Route", r.Name, errs))
+		if r == nil {
+			sum.invalid++
 			continue
 		}
+		sum.valid++
 		if o.output == "yaml" {
 			defaulted = append(defaulted, printable(r))
 		} else {
@@ -101,30 +106,145 @@ func (o *validateOptions) run(stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := printYAML(stdout, defaulted); err != nil {
 		return err
 	}
-	if invalid > 0 {
+	fmt.Fprintln(stderr, sum)
+	if sum.invalid > 0 {
 		return errInvalid
 	}
 	return nil
 }
 
-// decodeRoute decodes a Route strictly. OpenShift 3 manifests that say
-// apiVersion v1 are read as route.openshift.io/v1, with a warning.
-func decodeRoute(obj input.Object) (*routecore.Route, string, error) {
-	warning := ""
-	switch {
-	case obj.Kind != "Route":
-		return nil, "", fmt.Errorf("%s: kind %s (%s) is not a Route; validate reads only route.openshift.io/v1 Routes", obj.Source, obj.Kind, obj.APIVersion)
-	case obj.APIVersion == "v1":
-		warning = fmt.Sprintf("%s: apiVersion v1 is OpenShift 3's legacy Route group; read as route.openshift.io/v1, which is what the cluster serves", obj.Source)
-	case obj.APIVersion != routecore.GroupVersion.String():
-		return nil, "", fmt.Errorf("%s: apiVersion %s is not served; Routes are %s", obj.Source, obj.APIVersion, routecore.GroupVersion)
+// validate decodes, defaults and validates one Route as the API server and
+// the webhook would; it returns nil, having said why on stderr, when the
+// Route would be refused. An error means validate cannot go on.
+func (o *validateOptions) validate(ctx context.Context, obj input.Object, stderr io.Writer) (*routecore.Route, error) {
+	r, err := o.in.decodeRoute(obj, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "error:", err)
+		return nil, nil
+	}
+	if r.Namespace == "" {
+		r.Namespace = o.namespace
+	}
+	routecore.Default(r, nil, routecore.DefaultOptions{RouteSuffix: o.routeSuffix})
+	for _, w := range routecore.Warnings(r, routecore.WarningOptions{GeneratedHostSuffix: o.routeSuffix}) {
+		fmt.Fprintf(stderr, "Warning: %s/%s: %s\n", r.Namespace, r.Name, w)
+	}
+	// The mutating webhook refuses first; the API server checks the schema
+	// only of what it let through.
+	errs := routecore.ValidateRoute(r, routecore.ValidateOptions{SkipCertificateChecks: o.skipCerts})
+	if len(errs) == 0 {
+		if errs, err = input.ValidateRoute(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	if len(errs) > 0 {
+		fmt.Fprint(stderr, invalidMessage("Route", r.Name, errs))
+		return nil, nil
+	}
+	return r, nil
+}
+
+// validateSummary counts what validate did, for its last line.
+type validateSummary struct {
+	valid, invalid, skipped int
+}
+
+func (s validateSummary) String() string {
+	return fmt.Sprintf("summary: %s read: %d valid, %d invalid; %s skipped",
+		plural(s.valid+s.invalid, "route", "routes"), s.valid, s.invalid, plural(s.skipped, "object of another kind", "objects of other kinds"))
+}
+
+// inputFlags are how every offline command reads its input.
+type inputFlags struct {
+	files   []string
+	params  []string
+	strict  bool
+	verbose bool
+}
+
+// addFlags adds the input flags; skipped says which kinds the command reads.
+func (in *inputFlags) addFlags(f *pflag.FlagSet, reads string) {
+	f.StringArrayVarP(&in.files, "filename", "f", nil, `file to read ("-" for standard input); repeatable`)
+	f.StringArrayVar(&in.params, "param", nil, "NAME=VALUE of a Template parameter, as oc process -p takes it; repeatable")
+	f.BoolVar(&in.strict, "strict", false, "refuse objects with unknown or duplicate fields, as kubectl --validate=strict does (default: drop them with a warning, as the API server does)")
+	f.BoolVarP(&in.verbose, "verbose", "v", false, "list the objects skipped for their kind ("+reads+")")
+}
+
+func (in *inputFlags) read(stdin io.Reader) ([]input.Object, error) {
+	params := make(map[string]string, len(in.params))
+	for _, p := range in.params {
+		name, value, ok := strings.Cut(p, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("--param %q: give NAME=VALUE", p)
+		}
+		params[name] = value
+	}
+	return input.Read(in.files, stdin, input.Options{Params: params})
+}
+
+// skip lists an object of a kind the command does not read, with -v.
+func (in *inputFlags) skip(obj input.Object, stderr io.Writer) {
+	if in.verbose {
+		fmt.Fprintf(stderr, "skipped: %s: %s %s %s\n", obj.Source, obj.APIVersion, obj.Kind, obj.Name)
+	}
+}
+
+// decode decodes a built-in object (see input.Decode), reporting unknown
+// and duplicate fields as the API server does.
+func (in *inputFlags) decode(obj input.Object, into any, stderr io.Writer) error {
+	problems, err := input.Decode(obj, into)
+	if err != nil {
+		return err
+	}
+	return in.strictness(obj, problems, stderr)
+}
+
+// strictness prints the strict-decoding problems of an object as warnings,
+// or with --strict returns them as the API server's error.
+func (in *inputFlags) strictness(obj input.Object, problems []string, stderr io.Writer) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	if in.strict {
+		version := obj.APIVersion[strings.LastIndex(obj.APIVersion, "/")+1:]
+		return fmt.Errorf("%s: %s in version %q cannot be handled as a %s: strict decoding error: %s",
+			obj.Source, obj.Kind, version, obj.Kind, strings.Join(problems, ", "))
+	}
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "Warning: %s: %s\n", obj.Source, p)
+	}
+	return nil
+}
+
+// isRoute reports whether an object is an OpenShift Route: of the
+// route.openshift.io group, or of OpenShift 3's legacy v1. Routes of other
+// APIs, such as Knative's serving.knative.dev, are other kinds.
+func isRoute(obj input.Object) bool {
+	return obj.Kind == "Route" && (obj.APIVersion == "v1" || strings.HasPrefix(obj.APIVersion, routecore.GroupName+"/"))
+}
+
+// decodeRoute decodes a Route as the API server does. OpenShift 3
+// manifests that say apiVersion v1 are read as route.openshift.io/v1, with
+// a warning.
+func (in *inputFlags) decodeRoute(obj input.Object, stderr io.Writer) (*routecore.Route, error) {
+	switch obj.APIVersion {
+	case routecore.GroupVersion.String():
+	case "v1":
+		if obj.Err == nil {
+			fmt.Fprintf(stderr, "Warning: %s: apiVersion v1 is OpenShift 3's legacy Route group; read as route.openshift.io/v1, which is what the cluster serves\n", obj.Source)
+		}
+	default:
+		return nil, fmt.Errorf("%s: apiVersion %s is not served; Routes are %s", obj.Source, obj.APIVersion, routecore.GroupVersion)
 	}
 	r := &routecore.Route{}
-	if err := input.DecodeStrict(obj, r); err != nil {
-		return nil, "", err
+	problems, err := input.DecodeRoute(obj, r)
+	if err != nil {
+		return nil, err
 	}
-	r.APIVersion, r.Kind = routecore.GroupVersion.String(), "Route"
-	return r, warning, nil
+	if err := in.strictness(obj, problems, stderr); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // invalidMessage renders errors as kubectl renders an Invalid API error:
@@ -143,11 +263,13 @@ func invalidMessage(kind, name string, errs field.ErrorList) string {
 }
 
 // printable drops what a freshly defaulted object has no value for
-// (creationTimestamp: null, an empty status), as kubectl's output does.
+// (creationTimestamp: null, an empty status), as kubectl's output does. It
+// goes through JSON, not YAML, so that every character of every value
+// survives.
 func printable(r *routecore.Route) any {
-	js, _ := yaml.Marshal(r)
+	js, _ := json.Marshal(r)
 	var m map[string]any
-	_ = yaml.Unmarshal(js, &m)
+	_ = kjson.UnmarshalCaseSensitivePreserveInts(js, &m)
 	if meta, ok := m["metadata"].(map[string]any); ok && meta["creationTimestamp"] == nil {
 		delete(meta, "creationTimestamp")
 	}
@@ -157,9 +279,12 @@ func printable(r *routecore.Route) any {
 	return m
 }
 
+// printYAML prints objects as YAML documents. It emits the YAML itself
+// rather than converting JSON, which reads JSON as YAML and so turns a
+// U+0085 in a value into a space.
 func printYAML(w io.Writer, objs []any) error {
 	for i, o := range objs {
-		out, err := yaml.Marshal(o)
+		out, err := yamlv2.Marshal(o)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,14 @@
 // Package input reads the Kubernetes objects the offline commands work on:
-// YAML or JSON files, several documents per file, List objects, and "-" for
-// standard input. Every object remembers where it came from, so errors can
-// name the file, document and line.
+// YAML or JSON files, several documents per file, List objects, OpenShift
+// Templates (processed as `oc process` would), and "-" for standard input.
+// It decodes them as the API server decodes a request body, with the same
+// libraries and the same strictness, and checks Routes against the Route
+// CRD's schema as the API server does before storing one. Every object
+// remembers where it came from, so errors can name the file, document and
+// line.
+//
+// It imports routecore (for the Route type) and manifests (for the CRD);
+// it must not import the adapters (webhook, ingress, haproxy).
 package input
 
 import (
@@ -13,10 +20,11 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
-	kjson "sigs.k8s.io/json"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -34,26 +42,52 @@ type Object struct {
 	Namespace string
 	// JSON is the object.
 	JSON []byte
+	// Strict lists what the API server's strict decoding reports about the
+	// document the object came from that JSON no longer shows: keys given
+	// twice in YAML.
+	Strict []string
+	// Err is set when the object cannot be used as written, for example a
+	// Template parameter it refers to has no value. It names the source.
+	Err error
+}
+
+// Options change how input is read.
+type Options struct {
+	// Params are Template parameter values by name, as `oc process -p`
+	// takes them; they win over the values the Templates give.
+	Params map[string]string
 }
 
 // Read reads every object from the named files in order; "-" reads stdin.
-func Read(paths []string, stdin io.Reader) ([]Object, error) {
+// A file that holds no object at all is an error.
+func Read(paths []string, stdin io.Reader, opts Options) ([]Object, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no input: name files with -f (use -f - for standard input)")
 	}
+	r := newReader(opts)
 	var objs []Object
 	for _, p := range paths {
 		data, name, err := readFile(p, stdin)
 		if err != nil {
 			return nil, err
 		}
-		got, err := Parse(name, data)
+		got, err := r.parse(name, data)
 		if err != nil {
 			return nil, err
 		}
 		objs = append(objs, got...)
 	}
-	return objs, nil
+	return objs, r.checkParams()
+}
+
+// Parse reads the objects of data, from the named source.
+func Parse(source string, data []byte, opts Options) ([]Object, error) {
+	r := newReader(opts)
+	objs, err := r.parse(source, data)
+	if err != nil {
+		return nil, err
+	}
+	return objs, r.checkParams()
 }
 
 func readFile(path string, stdin io.Reader) ([]byte, string, error) {
@@ -71,26 +105,132 @@ func readFile(path string, stdin io.Reader) ([]byte, string, error) {
 	return data, path, nil
 }
 
-// Parse splits data from the named source into objects. Empty documents are
-// skipped; List objects are expanded into their items.
-func Parse(source string, data []byte) ([]Object, error) {
+// reader reads objects and remembers the Template parameters it met, so
+// that a --param naming none of them is reported.
+type reader struct {
+	params map[string]string
+	known  map[string]bool
+}
+
+func newReader(opts Options) *reader {
+	return &reader{params: opts.Params, known: map[string]bool{}}
+}
+
+// checkParams refuses parameter values no Template of the input has a
+// parameter for, as `oc process` refuses them.
+func (r *reader) checkParams() error {
+	var unknown []string
+	for name := range r.params {
+		if !r.known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	return fmt.Errorf("--param %s: no Template in the input has a parameter of that name", strings.Join(unknown, ", --param "))
+}
+
+// document is one YAML document or JSON value of a file, as JSON.
+type document struct {
+	index  int
+	line   int
+	json   []byte
+	strict []string
+}
+
+// parse splits data into documents, as kubectl does: a file that starts
+// with "{" is a stream of JSON objects, anything else YAML documents
+// separated by "---" lines. Documents that hold only comments are skipped;
+// a file with no document, and a document that is null, are errors.
+func (r *reader) parse(source string, data []byte) ([]Object, error) {
+	var docs []document
+	var err error
+	if utilyaml.IsJSONBuffer(data) {
+		docs, err = jsonDocuments(source, data)
+	} else {
+		docs, err = yamlDocuments(source, data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("%s: no objects: the input is empty or holds only comments and \"---\"", source)
+	}
 	var objs []Object
-	for _, doc := range splitDocuments(data) {
+	for _, doc := range docs {
 		where := fmt.Sprintf("%s, document %d (line %d)", source, doc.index, doc.line)
-		js, err := yaml.YAMLToJSONStrict(doc.text)
-		if err != nil {
-			return nil, fmt.Errorf("%s: not valid YAML or JSON: %v", where, cleanYAMLError(err, doc.line))
+		if string(bytes.TrimSpace(doc.json)) == "null" {
+			return nil, fmt.Errorf("%s: the document is null, not a Kubernetes object: remove it", where)
 		}
-		if string(js) == "null" {
-			continue
-		}
-		got, err := expand(where, js)
+		got, err := r.expand(where, doc.json, doc.strict)
 		if err != nil {
 			return nil, err
 		}
 		objs = append(objs, got...)
 	}
 	return objs, nil
+}
+
+// jsonDocuments reads a stream of JSON values. Each is kept as written, so
+// decoding sees exactly the bytes the API server would; anything after a
+// value that is not another value is an error.
+func jsonDocuments(source string, data []byte) ([]document, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var docs []document
+	for {
+		start := int(dec.InputOffset())
+		for start < len(data) && isJSONSpace(data[start]) {
+			start++
+		}
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			return docs, nil
+		}
+		if err != nil {
+			at := start
+			var syntax *json.SyntaxError
+			if errors.As(err, &syntax) {
+				at = int(syntax.Offset)
+			}
+			return nil, fmt.Errorf("%s, line %d: not valid JSON: %v", source, lineAt(data, at), err)
+		}
+		docs = append(docs, document{index: len(docs) + 1, line: lineAt(data, start), json: raw})
+	}
+}
+
+func isJSONSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\r' || b == '\n' }
+
+// lineAt is the line number of offset in data, counting from 1.
+func lineAt(data []byte, offset int) int {
+	return bytes.Count(data[:min(offset, len(data))], []byte("\n")) + 1
+}
+
+// yamlDocuments converts each YAML document to JSON as the API server's
+// YAML decoding does. A key given twice is what its strict decoding
+// reports; the last value wins, as without it.
+func yamlDocuments(source string, data []byte) ([]document, error) {
+	raw, err := splitDocuments(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s, %w", source, err)
+	}
+	var docs []document
+	for _, doc := range raw {
+		var strict []string
+		js, err := yaml.YAMLToJSONStrict(doc.text)
+		if err != nil {
+			var lenient error
+			if js, lenient = yaml.YAMLToJSON(doc.text); lenient != nil {
+				return nil, fmt.Errorf("%s, document %d (line %d): not valid YAML or JSON: %v",
+					source, doc.index, doc.line, cleanYAMLError(lenient, doc.line))
+			}
+			strict = []string{cleanYAMLError(err, doc.line)}
+		}
+		docs = append(docs, document{index: doc.index, line: doc.line, json: js, strict: strict})
+	}
+	return docs, nil
 }
 
 // header is what every object shares.
@@ -104,7 +244,9 @@ type header struct {
 	Items []json.RawMessage `json:"items"`
 }
 
-func expand(where string, js []byte) ([]Object, error) {
+// expand makes objects of one JSON value: a List gives its items, a
+// Template its processed objects, anything else itself.
+func (r *reader) expand(where string, js []byte, strict []string) ([]Object, error) {
 	var h header
 	if err := json.Unmarshal(js, &h); err != nil {
 		return nil, fmt.Errorf("%s: not a Kubernetes object: %v", where, err)
@@ -112,10 +254,13 @@ func expand(where string, js []byte) ([]Object, error) {
 	if h.Kind == "" || h.APIVersion == "" {
 		return nil, fmt.Errorf("%s: not a Kubernetes object: apiVersion and kind are required", where)
 	}
-	if strings.HasSuffix(h.Kind, "List") {
+	switch {
+	case isTemplate(h.APIVersion, h.Kind):
+		return r.template(where, js, strict)
+	case strings.HasSuffix(h.Kind, "List"):
 		var objs []Object
 		for i, item := range h.Items {
-			got, err := expand(fmt.Sprintf("%s, item %d", where, i), item)
+			got, err := r.expand(fmt.Sprintf("%s, item %d", where, i), item, strict)
 			if err != nil {
 				return nil, err
 			}
@@ -124,42 +269,25 @@ func expand(where string, js []byte) ([]Object, error) {
 		return objs, nil
 	}
 	return []Object{{Source: where, APIVersion: h.APIVersion, Kind: h.Kind,
-		Name: h.Metadata.Name, Namespace: h.Metadata.Namespace, JSON: js}}, nil
+		Name: h.Metadata.Name, Namespace: h.Metadata.Namespace, JSON: js, Strict: strict}}, nil
 }
 
-// DecodeStrict decodes o into out, refusing unknown and duplicate fields
-// with an error that names the object and the field path.
-func DecodeStrict(o Object, out any) error {
-	strict, err := kjson.UnmarshalStrict(o.JSON, out, kjson.DisallowUnknownFields, kjson.DisallowDuplicateFields)
-	if err != nil {
-		return fmt.Errorf("%s: %v", o.Source, err)
-	}
-	if len(strict) > 0 {
-		msgs := make([]string, len(strict))
-		for i, e := range strict {
-			msgs[i] = e.Error()
-		}
-		return fmt.Errorf("%s: %s (check the spelling against the API reference)", o.Source, strings.Join(msgs, "; "))
-	}
-	return nil
-}
-
-type document struct {
+type rawDocument struct {
 	index int
 	line  int
 	text  []byte
 }
 
-// splitDocuments splits YAML at "---" lines, numbering the non-empty
-// documents and remembering each one's first line. A JSON file is one
-// document.
-func splitDocuments(data []byte) []document {
-	var docs []document
+// splitDocuments splits YAML at "---" lines (a comment may follow), numbering
+// the documents that hold more than comments and remembering each one's
+// first line.
+func splitDocuments(data []byte) ([]rawDocument, error) {
+	var docs []rawDocument
 	var cur bytes.Buffer
 	start, line := 1, 0
 	flush := func() {
 		if strings.TrimSpace(stripComments(cur.String())) != "" {
-			docs = append(docs, document{index: len(docs) + 1, line: start, text: bytes.Clone(cur.Bytes())})
+			docs = append(docs, rawDocument{index: len(docs) + 1, line: start, text: bytes.Clone(cur.Bytes())})
 		}
 		cur.Reset()
 	}
@@ -176,8 +304,11 @@ func splitDocuments(data []byte) []document {
 		cur.WriteString(text)
 		cur.WriteByte('\n')
 	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
 	flush()
-	return docs
+	return docs, nil
 }
 
 func stripComments(s string) string {
