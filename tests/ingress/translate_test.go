@@ -2,7 +2,9 @@ package ingress
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -79,4 +81,54 @@ func routeNames(ing string, hostPaths ...string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestTranslateFromClusterContextNamespace: without -n, --from-cluster
+// reads the namespace of the kubeconfig's current context, as kubectl
+// does; -n and -A still win.
+func TestTranslateFromClusterContextNamespace(t *testing.T) {
+	cp := framework.Cluster(t)
+	ns := cp.CreateNamespace(t, "context-ns")
+	create(t, cp, service(ns, "web", corev1.ServicePort{Name: "http", Port: 80}),
+		&networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "site"},
+			Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{
+				rule("ctx.example.com", path("/", "web", networkingv1.ServiceBackendPort{Name: "http"})),
+			}}})
+	wantRoutes(t, cp, ns, routeNames("site", "ctx.example.com/")...)
+
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	data, err := os.ReadFile(cp.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kubeconfig, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, err := cp.Kubectl(t, "config", "set-context", "--current", "--namespace", ns, "--kubeconfig", kubeconfig); err != nil {
+		t.Fatalf("kubectl config set-context: %v\n%s%s", err, out, errOut)
+	}
+	bin, err := cp.Routeshift()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		args  []string
+		want  string
+		names string
+	}{
+		{"the context's namespace", nil, "1 ingress read", ns + "/" + routeNames("site", "ctx.example.com/")[0] + "\n"},
+		{"-n wins", []string{"-n", "default"}, "0 ingresses read", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(bin, append([]string{"translate", "--from-cluster", "--kubeconfig", kubeconfig, "-o", "name"}, tt.args...)...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil || string(out) != tt.names || !strings.HasPrefix(stderr.String(), "summary: "+tt.want+" ") {
+				t.Errorf("translate %v: %v\nstdout:\n%s\nstderr:\n%s\nwant %q and %q", tt.args, err, out, stderr.String(), tt.names, tt.want)
+			}
+		})
+	}
 }
