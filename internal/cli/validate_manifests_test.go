@@ -5,39 +5,8 @@ import (
 	"testing"
 )
 
-// appManifest is a file as Helm charts and tutorials ship it: the Route
-// beside the Service, Deployment and ConfigMap it serves, and a Knative
-// Route, which is another API's kind.
-const appManifest = `apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: shop}
-spec: {ports: [{port: 8080}]}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: web, namespace: shop}
-spec: {host: www.example.com, to: {kind: Service, name: web}}
----
-apiVersion: v1
-kind: List
-items:
-- {apiVersion: v1, kind: ConfigMap, metadata: {name: settings, namespace: shop}}
-- apiVersion: route.openshift.io/v1
-  kind: Route
-  metadata: {name: api, namespace: shop}
-  spec: {host: api.example.com, to: {kind: Service, name: api}}
----
-apiVersion: serving.knative.dev/v1
-kind: Route
-metadata: {name: knative, namespace: shop}
-`
-
 // TestValidateOtherKinds: objects of other kinds are skipped and counted;
-// -v lists them.
+// -v lists them (app.yaml: a Route beside the objects it serves).
 func TestValidateOtherKinds(t *testing.T) {
 	summary := "summary: 2 routes read: 2 valid, 0 invalid; 4 objects of other kinds skipped\n"
 	tests := []struct {
@@ -46,36 +15,20 @@ func TestValidateOtherKinds(t *testing.T) {
 		wantStderr string
 	}{
 		{name: "summary only", wantStderr: summary},
-		{name: "-v lists them", args: []string{"-v"}, wantStderr: "skipped: <stdin>, document 1 (line 1): v1 Service web\n" +
-			"skipped: <stdin>, document 2 (line 6): apps/v1 Deployment web\n" +
-			"skipped: <stdin>, document 4 (line 15), item 0: v1 ConfigMap settings\n" +
-			"skipped: <stdin>, document 5 (line 24): serving.knative.dev/v1 Route knative\n" + summary},
+		{name: "-v lists them", args: []string{"-v"}, wantStderr: "skipped: <stdin>, document 1 (line 4): v1 Service web\n" +
+			"skipped: <stdin>, document 2 (line 9): apps/v1 Deployment web\n" +
+			"skipped: <stdin>, document 4 (line 18), item 0: v1 ConfigMap settings\n" +
+			"skipped: <stdin>, document 5 (line 27): serving.knative.dev/v1 Route knative\n" + summary},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := run(t, appManifest, append([]string{"validate", "-f", "-"}, tt.args...)...)
+			stdout, stderr, code := run(t, corpus(t, "app.yaml"), append([]string{"validate", "-f", "-", "-n", "shop"}, tt.args...)...)
 			if stdout != "shop/web valid\nshop/api valid\n" || stderr != tt.wantStderr || code != 0 {
 				t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant stderr:\n%s", code, stdout, stderr, tt.wantStderr)
 			}
 		})
 	}
 }
-
-// routerTestData is in the shape of openshift/origin's router test data: a
-// Route with a field Routes do not have (spec.ports), beside a good one.
-const routerTestData = `apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: ports, namespace: test}
-spec:
-  host: ports.example.com
-  ports: [{targetPort: 8080}]
-  to: {kind: Service, name: web}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: plain, namespace: test}
-spec: {host: plain.example.com, to: {kind: Service, name: web}}
-`
 
 // TestValidateUnknownFields: an unknown field is a warning naming its path
 // (the API server drops it), or with --strict the API server's strict
@@ -88,15 +41,15 @@ func TestValidateUnknownFields(t *testing.T) {
 		wantStdout, wantStderr string
 	}{
 		{name: "warning by default", wantStdout: "test/ports valid\ntest/plain valid\n",
-			wantStderr: "Warning: <stdin>, document 1 (line 1): unknown field \"spec.ports\"\n" +
+			wantStderr: "Warning: <stdin>, document 1 (line 3): unknown field \"spec.ports\"\n" +
 				"summary: 2 routes read: 2 valid, 0 invalid; 0 objects of other kinds skipped\n"},
 		{name: "error with --strict", args: []string{"--strict"}, wantCode: 1, wantStdout: "test/plain valid\n",
-			wantStderr: "error: <stdin>, document 1 (line 1): Route in version \"v1\" cannot be handled as a Route: strict decoding error: unknown field \"spec.ports\"\n" +
+			wantStderr: "error: <stdin>, document 1 (line 3): Route in version \"v1\" cannot be handled as a Route: strict decoding error: unknown field \"spec.ports\"\n" +
 				"summary: 2 routes read: 1 valid, 1 invalid; 0 objects of other kinds skipped\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := run(t, routerTestData, append([]string{"validate", "-f", "-"}, tt.args...)...)
+			stdout, stderr, code := run(t, corpus(t, "unknown-field.yaml"), append([]string{"validate", "-f", "-", "-n", "test"}, tt.args...)...)
 			if stdout != tt.wantStdout || stderr != tt.wantStderr || code != tt.wantCode {
 				t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit %d, stderr:\n%s", code, stdout, stderr, tt.wantCode, tt.wantStderr)
 			}
@@ -104,37 +57,12 @@ func TestValidateUnknownFields(t *testing.T) {
 	}
 }
 
-// jbossTemplate is in the shape of the jboss application templates of
-// openshift/library: OpenShift 3 JSON, an "id" on every object, a Service
-// and a DeploymentConfig beside the Routes, a generated password and a
-// hostname parameter that defaults to empty.
-const jbossTemplate = `{
-  "kind": "Template", "apiVersion": "v1",
-  "metadata": {"name": "eap-basic"},
-  "labels": {"template": "eap-basic"},
-  "parameters": [
-    {"name": "APPLICATION_NAME", "value": "eap-app", "required": true},
-    {"name": "HOSTNAME_HTTP", "description": "Custom hostname for http service route. Leave blank for default hostname"},
-    {"name": "WEIGHT", "value": "20"},
-    {"name": "ADMIN_PASSWORD", "generate": "expression", "from": "[a-zA-Z0-9]{8}"}
-  ],
-  "objects": [
-    {"kind": "Service", "apiVersion": "v1", "id": "${APPLICATION_NAME}-svc",
-     "metadata": {"name": "${APPLICATION_NAME}"}, "spec": {"ports": [{"port": 8080}]}},
-    {"kind": "Route", "apiVersion": "v1", "id": "${APPLICATION_NAME}-http",
-     "metadata": {"name": "${APPLICATION_NAME}", "namespace": "hard-coded"},
-     "spec": {"host": "${HOSTNAME_HTTP}", "to": {"name": "${APPLICATION_NAME}", "weight": "${{WEIGHT}}"}}},
-    {"kind": "Route", "apiVersion": "v1", "id": "${APPLICATION_NAME}-admin",
-     "metadata": {"name": "${APPLICATION_NAME}-admin"},
-     "spec": {"host": "admin-${ADMIN_PASSWORD}.example.com", "to": {"name": "${APPLICATION_NAME}"}}},
-    {"kind": "DeploymentConfig", "apiVersion": "v1", "id": "${APPLICATION_NAME}",
-     "metadata": {"name": "${APPLICATION_NAME}"}, "spec": {"env": [{"name": "PASSWORD", "value": "${ADMIN_PASSWORD}"}]}}
-  ]
-}`
-
 // TestValidateTemplate: a Template's Routes are validated with its
 // parameters substituted as oc process substitutes them; a Route that
-// needs a generated parameter says which and how to give it.
+// needs a generated parameter says which and how to give it. template.json
+// is in the shape of the jboss templates of openshift/library: OpenShift 3
+// JSON, an "id" on every object, a Service and a DeploymentConfig beside
+// the Routes, a generated password and an empty hostname parameter.
 func TestValidateTemplate(t *testing.T) {
 	src := "<stdin>, document 1 (line 1), template eap-basic, object "
 	legacy := func(i string) string {
@@ -162,7 +90,7 @@ func TestValidateTemplate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := run(t, jbossTemplate, append([]string{"validate", "-f", "-", "-n", "apps"}, tt.args...)...)
+			stdout, stderr, code := run(t, corpus(t, "template.json"), append([]string{"validate", "-f", "-", "-n", "apps"}, tt.args...)...)
 			if stdout != tt.wantStdout || stderr != tt.wantStderr || code != tt.wantCode {
 				t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr, tt.wantCode, tt.wantStdout, tt.wantStderr)
 			}
@@ -174,7 +102,7 @@ func TestValidateTemplate(t *testing.T) {
 // of it (the template's labels added, its hard-coded namespace dropped, a
 // ${{…}} number a number), then defaulted.
 func TestValidateTemplateOutput(t *testing.T) {
-	stdout, _, code := run(t, jbossTemplate, "validate", "-f", "-", "-n", "apps", "-o", "yaml", "--param", "ADMIN_PASSWORD=x7")
+	stdout, _, code := run(t, corpus(t, "template.json"), "validate", "-f", "-", "-n", "apps", "-o", "yaml", "--param", "ADMIN_PASSWORD=x7")
 	want := `apiVersion: route.openshift.io/v1
 kind: Route
 metadata:
@@ -202,14 +130,7 @@ spec:
 // in the API server's words, after the webhook's own rules passed.
 func TestValidateCRDSchema(t *testing.T) {
 	label := strings.Repeat("a", 70)
-	stdin := `apiVersion: route.openshift.io/v1
-kind: Route
-metadata:
-  name: long-label
-  annotations: {route.openshift.io/allow-non-dns-compliant-host: "true"}
-spec: {host: ` + label + `.example.com, to: {name: web}}
-`
-	stdout, stderr, code := run(t, stdin, "validate", "-f", "-")
+	stdout, stderr, code := run(t, corpus(t, "long-label.yaml"), "validate", "-f", "-")
 	want := `The Route "long-label" is invalid: spec.host: Invalid value: "` + label + `.example.com": spec.host in body should match ` +
 		`'^([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]{0,61}[a-zA-Z0-9])(\.([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]{0,61}[a-zA-Z0-9]))*$'` + "\n" +
 		"summary: 1 route read: 0 valid, 1 invalid; 0 objects of other kinds skipped\n"
@@ -223,10 +144,7 @@ spec: {host: ` + label + `.example.com, to: {name: web}}
 // reaches the webhook; in YAML it is a line break, which YAML folds into a
 // space, for the API server too.
 func TestValidateJSONKeepsCharacters(t *testing.T) {
-	doc := func(path string) string {
-		return `{"apiVersion":"route.openshift.io/v1","kind":"Route","metadata":{"name":"r"},"spec":{"host":"a.example.com","path":"` + path + `","to":{"name":"s"}}}`
-	}
-	stdout, stderr, code := run(t, doc("/a\u0085b"), "validate", "-f", "-", "-o", "yaml")
+	stdout, stderr, code := run(t, corpus(t, "nel.json"), "validate", "-f", "-", "-o", "yaml")
 	if code != 0 || !strings.Contains(stdout, `path: "/a\Nb"`) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -235,9 +153,8 @@ func TestValidateJSONKeepsCharacters(t *testing.T) {
 	if code != 0 || again != stdout {
 		t.Errorf("exit %d, read back:\n%s\nstderr:\n%s", code, again, stderr)
 	}
-	yamlDoc := "apiVersion: route.openshift.io/v1\nkind: Route\nmetadata: {name: r}\nspec: {host: a.example.com, path: \"/a\u0085b\", to: {name: s}}\n"
-	_, stderr, code = run(t, yamlDoc, "validate", "-f", "-")
-	if want := `The Route "r" is invalid: spec.path: Invalid value: "/a b": cannot contain # or spaces`; code != 1 || !strings.HasPrefix(stderr, want) {
+	_, stderr, code = run(t, corpus(t, "nel.yaml"), "validate", "-f", "-")
+	if want := `The Route "nel" is invalid: spec.path: Invalid value: "/a b": cannot contain # or spaces`; code != 1 || !strings.HasPrefix(stderr, want) {
 		t.Errorf("exit %d, stderr %q, want it to start with %q", code, stderr, want)
 	}
 }

@@ -29,64 +29,28 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
-// TestValidateDoneWhen is the issue's acceptance case: one kubectl-style
-// error each, naming the field, and exit status 1.
-func TestValidateDoneWhen(t *testing.T) {
+// corpus returns a file of testdata/validate with its certificate
+// placeholders filled in. tests/webhook gives every file of that directory
+// to both validate and the webhook on a real API server and compares their
+// verdicts, so cases belong there rather than inline.
+func corpus(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "validate", name))
+	if err != nil {
+		t.Fatal(err)
+	}
 	p, err := fixtures.Certificates()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fixtures.WithPEMs(string(data), p)
+}
+
+// TestValidateDoneWhen is the issue's acceptance case: one kubectl-style
+// error each, naming the field, and exit status 1.
+func TestValidateDoneWhen(t *testing.T) {
 	long := "a-route-name-that-is-sixty-four-characters-long-for-this-test-xx"
-	file := writeFile(t, "routes.yaml", `apiVersion: route.openshift.io/v1
-kind: Route
-metadata:
-  name: `+long+`
-spec:
-  host: www.example.com
-  to: {name: web}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata:
-  name: passthrough-path
-spec:
-  host: www.example.com
-  path: /api
-  tls: {termination: passthrough}
-  to: {name: web}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata:
-  name: heavy
-spec:
-  host: www.example.com
-  to: {name: web, weight: 300}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata:
-  name: slow
-  annotations:
-    haproxy.router.openshift.io/timeout: 5 minutes
-spec:
-  host: www.example.com
-  to: {name: web}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata:
-  name: mismatched
-spec:
-  host: www.example.com
-  to: {name: web}
-  tls:
-    termination: edge
-    certificate: |
-`+fixtures.Indent(string(p.Leaf.CertPEM), 6)+`
-    key: |
-`+fixtures.Indent(string(p.Other.KeyPEM), 6)+`
-`)
+	file := writeFile(t, "routes.yaml", corpus(t, "done-when.yaml"))
 	stdout, stderr, code := run(t, "", "validate", "-f", file)
 	want := strings.Join([]string{
 		`The Route "` + long + `" is invalid: metadata.name: Invalid value: "` + long + `": must be no more than 63 characters`,
@@ -120,9 +84,7 @@ func TestValidateSeedExamples(t *testing.T) {
 }
 
 func TestValidateOutputYAML(t *testing.T) {
-	stdin := `{"apiVersion":"v1","kind":"List","items":[
- {"apiVersion":"route.openshift.io/v1","kind":"Route","metadata":{"name":"no-route-hostname","namespace":"mynamespace"},"spec":{"to":{"name":"service-name"},"tls":{"termination":"Edge"}}}]}`
-	stdout, stderr, code := run(t, stdin, "validate", "-f", "-", "-o", "yaml", "--route-suffix", "apps.example.com")
+	stdout, stderr, code := run(t, corpus(t, "list.json"), "validate", "-f", "-", "-n", "mynamespace", "-o", "yaml", "--route-suffix", "apps.example.com")
 	want := `apiVersion: route.openshift.io/v1
 kind: Route
 metadata:
@@ -146,18 +108,8 @@ spec:
 }
 
 func TestValidateWarnings(t *testing.T) {
-	stdin := `apiVersion: v1
-kind: Route
-metadata:
-  name: r
-  annotations:
-    haproxy.router.openshift.io/timout: 5s
-spec:
-  host: www.example.com
-  to: {kind: Service, name: web}
-`
-	stdout, stderr, code := run(t, stdin, "validate", "-f", "-")
-	want := "Warning: <stdin>, document 1 (line 1): apiVersion v1 is OpenShift 3's legacy Route group; read as route.openshift.io/v1, which is what the cluster serves\n" +
+	stdout, stderr, code := run(t, corpus(t, "legacy-v1.yaml"), "validate", "-f", "-")
+	want := "Warning: <stdin>, document 1 (line 2): apiVersion v1 is OpenShift 3's legacy Route group; read as route.openshift.io/v1, which is what the cluster serves\n" +
 		`Warning: default/r: metadata.annotations[haproxy.router.openshift.io/timout]: unknown router annotation; it has no effect; did you mean "haproxy.router.openshift.io/timeout"?` + "\n" +
 		"summary: 1 route read: 1 valid, 0 invalid; 0 objects of other kinds skipped\n"
 	if stderr != want || stdout != "default/r valid\n" || code != 0 {
@@ -169,27 +121,7 @@ spec:
 // the host that cluster generated; validate says so against this cluster's
 // suffix and still accepts it.
 func TestValidateForeignGeneratedHost(t *testing.T) {
-	stdin := `apiVersion: route.openshift.io/v1
-kind: Route
-metadata:
-  name: frontend
-  namespace: shop
-  annotations: {openshift.io/host.generated: "true"}
-spec:
-  host: frontend-shop.apps.ocp.example.com
-  to: {kind: Service, name: frontend, weight: 100}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata:
-  name: api
-  namespace: shop
-  annotations: {openshift.io/host.generated: "true"}
-spec:
-  host: api-shop.apps.k8s.example.com
-  to: {kind: Service, name: api}
-`
-	stdout, stderr, code := run(t, stdin, "validate", "-f", "-", "--route-suffix", "apps.k8s.example.com")
+	stdout, stderr, code := run(t, corpus(t, "foreign-host.yaml"), "validate", "-f", "-", "-n", "shop", "--route-suffix", "apps.k8s.example.com")
 	want := `Warning: shop/frontend: spec.host: frontend-shop.apps.ocp.example.com was generated by another cluster or for another route suffix ` +
 		`(openshift.io/host.generated is "true"); this cluster would generate frontend-shop.apps.k8s.example.com: ` +
 		"remove spec.host and the annotation to get it, or remove the annotation to keep the host\n" +
@@ -246,23 +178,9 @@ func TestValidateEmptyFileNamed(t *testing.T) {
 // TestValidateObjectProblems: a Route that cannot be decoded is reported,
 // and the other objects are still checked.
 func TestValidateObjectProblems(t *testing.T) {
-	stdin := `apiVersion: route.openshift.io/v2
-kind: Route
-metadata: {name: future}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: typed}
-spec: {to: {name: s, weight: heavy}}
----
-apiVersion: route.openshift.io/v1
-kind: Route
-metadata: {name: ok}
-spec: {to: {name: s}}
-`
-	stdout, stderr, code := run(t, stdin, "validate", "-f", "-")
-	want := "error: <stdin>, document 1 (line 1): apiVersion route.openshift.io/v2 is not served; Routes are route.openshift.io/v1\n" +
-		"error: <stdin>, document 2 (line 5): json: cannot unmarshal string into Go struct field RouteTargetReference.spec.to.weight of type int32\n" +
+	stdout, stderr, code := run(t, corpus(t, "object-problems.yaml"), "validate", "-f", "-")
+	want := "error: <stdin>, document 1 (line 3): apiVersion route.openshift.io/v2 is not served; Routes are route.openshift.io/v1\n" +
+		"error: <stdin>, document 2 (line 7): json: cannot unmarshal string into Go struct field RouteTargetReference.spec.to.weight of type int32\n" +
 		"summary: 3 routes read: 1 valid, 2 invalid; 0 objects of other kinds skipped\n"
 	if stdout != "default/ok valid\n" || stderr != want || code != 1 {
 		t.Errorf("exit %d\nstdout: %q\nstderr:\n%s\nwant:\n%s", code, stdout, stderr, want)

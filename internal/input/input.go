@@ -224,9 +224,9 @@ func yamlDocuments(source string, data []byte) ([]document, error) {
 			var lenient error
 			if js, lenient = yaml.YAMLToJSON(doc.text); lenient != nil {
 				return nil, fmt.Errorf("%s, document %d (line %d): not valid YAML or JSON: %v",
-					source, doc.index, doc.line, cleanYAMLError(lenient, doc.line))
+					source, doc.index, doc.line, cleanYAMLError(lenient, doc.first))
 			}
-			strict = []string{cleanYAMLError(err, doc.line)}
+			strict = []string{cleanYAMLError(err, doc.first)}
 		}
 		docs = append(docs, document{index: doc.index, line: doc.line, json: js, strict: strict})
 	}
@@ -272,24 +272,26 @@ func (r *reader) expand(where string, js []byte, strict []string) ([]Object, err
 		Name: h.Metadata.Name, Namespace: h.Metadata.Namespace, JSON: js, Strict: strict}}, nil
 }
 
+// rawDocument is the text of one YAML document: line is where its content
+// starts, first where its text (comments included) starts.
 type rawDocument struct {
-	index int
-	line  int
-	text  []byte
+	index, line, first int
+	text               []byte
 }
 
 // splitDocuments splits YAML at "---" lines (a comment may follow), numbering
-// the documents that hold more than comments and remembering each one's
-// first line.
+// the documents that hold more than comments and remembering the line each
+// one's content starts on.
 func splitDocuments(data []byte) ([]rawDocument, error) {
 	var docs []rawDocument
 	var cur bytes.Buffer
-	start, line := 1, 0
+	start, line, first := 0, 0, 1
 	flush := func() {
-		if strings.TrimSpace(stripComments(cur.String())) != "" {
-			docs = append(docs, rawDocument{index: len(docs) + 1, line: start, text: bytes.Clone(cur.Bytes())})
+		if start > 0 {
+			docs = append(docs, rawDocument{index: len(docs) + 1, line: start, first: first, text: bytes.Clone(cur.Bytes())})
 		}
 		cur.Reset()
+		start, first = 0, line+1
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
@@ -298,8 +300,10 @@ func splitDocuments(data []byte) ([]rawDocument, error) {
 		text := sc.Text()
 		if text == "---" || strings.HasPrefix(text, "--- ") || strings.HasPrefix(text, "---\t") {
 			flush()
-			start = line + 1
 			continue
+		}
+		if t := strings.TrimSpace(text); start == 0 && t != "" && !strings.HasPrefix(t, "#") {
+			start = line
 		}
 		cur.WriteString(text)
 		cur.WriteByte('\n')
@@ -309,16 +313,6 @@ func splitDocuments(data []byte) ([]rawDocument, error) {
 	}
 	flush()
 	return docs, nil
-}
-
-func stripComments(s string) string {
-	var b strings.Builder
-	for l := range strings.SplitSeq(s, "\n") {
-		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
-			b.WriteString(t)
-		}
-	}
-	return b.String()
 }
 
 var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
