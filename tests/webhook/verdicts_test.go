@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -46,7 +46,7 @@ const legacyV1 = "validate reads OpenShift 3's legacy apiVersion v1 as route.ope
 // must still differ (with default or strict field validation), or it is to
 // be removed from this list.
 var legitimateDifferences = map[string]string{
-	"legacy-v1.yaml/r": legacyV1,
+	"legacy-v1.yaml/r":      legacyV1,
 	"template.json/eap-app": legacyV1,
 	"routecore-route.yaml/edge-external-certificate": "the validating webhook checks that the router may read the Secret of " +
 		"spec.tls.externalCertificate, which needs the cluster; validate makes no permission checks",
