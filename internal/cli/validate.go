@@ -263,9 +263,7 @@ func invalidMessage(kind, name string, errs field.ErrorList) string {
 }
 
 // printable drops what a freshly defaulted object has no value for
-// (creationTimestamp: null, an empty status), as kubectl's output does. It
-// goes through JSON, not YAML, so that every character of every value
-// survives.
+// (creationTimestamp: null, an empty status), as kubectl's output does.
 func printable(r *routecore.Route) any {
 	js, _ := json.Marshal(r)
 	var m map[string]any
@@ -279,12 +277,21 @@ func printable(r *routecore.Route) any {
 	return m
 }
 
-// printYAML prints objects as YAML documents. It emits the YAML itself
-// rather than converting JSON, which reads JSON as YAML and so turns a
+// printYAML prints objects as YAML documents, their fields named as in
+// JSON. It converts through JSON values and emits the YAML itself, rather
+// than converting JSON text, which reads the JSON as YAML and so turns a
 // U+0085 in a value into a space.
 func printYAML(w io.Writer, objs []any) error {
 	for i, o := range objs {
-		out, err := yamlv2.Marshal(o)
+		js, err := json.Marshal(o)
+		if err != nil {
+			return err
+		}
+		var v any
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &v); err != nil {
+			return err
+		}
+		out, err := yamlv2.Marshal(v)
 		if err != nil {
 			return err
 		}
