@@ -33,6 +33,10 @@ help: ## list targets
 build: ## build bin/routeshift, stamped with VERSION and the git commit
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/routeshift .
 
+.PHONY: image
+image: ## build the container image routeshift:$(VERSION) (needs a Docker engine)
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t routeshift:$(VERSION) .
+
 .PHONY: run
 run: $(TOOLS_STAMP) haproxy build ## the whole system on this machine: API server, webhook, controller, router, a demo (ARGS="--clean" etc.)
 	$(BIN)/routeshift local --bin-dir $(BIN) $(ARGS)
@@ -84,15 +88,16 @@ haproxy: ## install HAProxy (Debian package) when missing; fail unless the hapro
 	echo "$$line"
 
 .PHONY: generate
-generate: $(BIN)/controller-gen ## regenerate deepcopy code, the CRD and docs/reference from the code
+generate: $(BIN)/controller-gen ## regenerate deepcopy code, the CRD (manifests and chart) and docs/reference from the code
 	$(BIN)/controller-gen object paths=./routecore/...
 	$(BIN)/controller-gen crd paths=./routecore/... output:crd:artifacts:config=manifests/crd
+	cp manifests/crd/route.openshift.io_routes.yaml charts/routeshift/files/
 	$(GO) run ./internal/docgen docs/reference
 
 .PHONY: generate-check
 generate-check: generate ## fail if generated files are out of date
-	@if [ -n "$$(git status --porcelain -- routecore/zz_generated.deepcopy.go manifests/crd docs/reference)" ]; then \
-		git status --porcelain -- routecore/zz_generated.deepcopy.go manifests/crd docs/reference; \
+	@if [ -n "$$(git status --porcelain -- routecore/zz_generated.deepcopy.go manifests/crd charts/routeshift/files docs/reference)" ]; then \
+		git status --porcelain -- routecore/zz_generated.deepcopy.go manifests/crd charts/routeshift/files docs/reference; \
 		echo "generated files changed: run 'make generate' and commit the result"; exit 1; fi
 
 .PHONY: lint

@@ -140,6 +140,9 @@ func (cp *ControlPlane) LaunchRouter(t testing.TB, name string, flags ...string)
 	if out, err := cp.kubectl("apply", "-f", filepath.Join(cp.RepoRoot, "manifests", "rbac", "router.yaml")); err != nil {
 		t.Fatalf("applying the router's RBAC: %v\n%s", err, out)
 	}
+	if err := cp.grantRouterLease(name); err != nil {
+		t.Fatal(err)
+	}
 	token, err := cp.metricsScraperToken()
 	if err != nil {
 		t.Fatal(err)

@@ -75,7 +75,13 @@ func installCertManagerCRDs(t *testing.T, cp *framework.ControlPlane) {
 		}
 		t.Skip(msg)
 	}
-	if out, errOut, err := cp.Kubectl(t, "apply", "--server-side", "-f", dirs[len(dirs)-1]); err != nil {
+	// kubectl does not descend into a symbolic link to a directory (a
+	// worktree's bin/ links to the main checkout's).
+	crds, err := filepath.EvalSymlinks(dirs[len(dirs)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, err := cp.Kubectl(t, "apply", "--server-side", "-f", crds); err != nil {
 		t.Fatalf("installing cert-manager CRDs: %v\n%s\n%s", err, out, errOut)
 	}
 	// kubectl wait fails at once, instead of waiting, while a new CRD has no

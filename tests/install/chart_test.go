@@ -1,0 +1,143 @@
+package install
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/lint"
+	"helm.sh/helm/v3/pkg/lint/support"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+func chartDir() string { return filepath.Join(repoRoot(), "charts", "routeshift") }
+
+// TestChartLint: `helm lint --strict` finds nothing, with the default
+// values and each values file of the install test.
+func TestChartLint(t *testing.T) {
+	for _, values := range []map[string]any{{}, {"certManager": map[string]any{"enabled": true}},
+		{"router": map[string]any{"mode": "HostNetwork"}}} {
+		result := lint.AllWithKubeVersionAndSchemaValidation(chartDir(), values, "routeshift", kubeVersion, false)
+		for _, m := range result.Messages {
+			if m.Severity >= support.WarningSev { // --strict: warnings fail too
+				t.Errorf("helm lint (values %v): %s", values, m)
+			}
+		}
+	}
+}
+
+// TestChartVersion: the chart's version and appVersion are VERSION.
+func TestChartVersion(t *testing.T) {
+	ch, err := loader.Load(chartDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := version(t)
+	if ch.Metadata.Version != want || ch.Metadata.AppVersion != want {
+		t.Errorf("Chart.yaml version %q, appVersion %q; want both %q (VERSION)", ch.Metadata.Version, ch.Metadata.AppVersion, want)
+	}
+}
+
+// TestChartMatchesKustomize: with its default values the chart renders
+// exactly the objects of manifests/overlays/self-signed, and with
+// certManager.enabled those of manifests/overlays/cert-manager, but for
+// the labels that name the tool (managed-by, helm.sh/chart), Helm's
+// resource-policy on the CRD, and the Namespace (Helm installs into one).
+func TestChartMatchesKustomize(t *testing.T) {
+	for _, c := range []struct {
+		overlay string
+		values  map[string]any
+	}{
+		{"self-signed", map[string]any{}},
+		{"cert-manager", map[string]any{"certManager": map[string]any{"enabled": true}}},
+	} {
+		t.Run(c.overlay, func(t *testing.T) {
+			kust, err := renderKustomization(filepath.Join(repoRoot(), "manifests", "overlays", c.overlay))
+			if err != nil {
+				t.Fatal(err)
+			}
+			helm, err := renderChart(chartDir(), "routeshift", "routeshift", c.values)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, got := normalise(t, kust), normalise(t, helm)
+			for key, w := range want {
+				g, ok := got[key]
+				if !ok {
+					t.Errorf("the chart lacks %s", key)
+					continue
+				}
+				if !reflect.DeepEqual(w, g) {
+					t.Errorf("%s differs between kustomize and the chart:\n%s", key, diffYAML(w, g))
+				}
+			}
+			for key := range got {
+				if _, ok := want[key]; !ok {
+					t.Errorf("the chart renders %s, which kustomize does not", key)
+				}
+			}
+		})
+	}
+}
+
+// normalise keys objects by kind, namespace and name, without what only
+// one tool writes.
+func normalise(t *testing.T, objs []*unstructured.Unstructured) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, o := range objs {
+		if o.GetKind() == "Namespace" {
+			continue
+		}
+		o = o.DeepCopy()
+		dropToolLabels(o.Object, "metadata")
+		dropToolLabels(o.Object, "spec", "template", "metadata")
+		annotations := o.GetAnnotations()
+		delete(annotations, "helm.sh/resource-policy")
+		if len(annotations) == 0 {
+			unstructured.RemoveNestedField(o.Object, "metadata", "annotations")
+		} else {
+			o.SetAnnotations(annotations)
+		}
+		key := fmt.Sprintf("%s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
+		if _, dup := out[key]; dup {
+			t.Errorf("%s rendered twice", key)
+		}
+		out[key] = o.Object
+	}
+	return out
+}
+
+func dropToolLabels(obj map[string]any, path ...string) {
+	labels, found, _ := unstructured.NestedStringMap(obj, append(path, "labels")...)
+	if !found {
+		return
+	}
+	delete(labels, "app.kubernetes.io/managed-by")
+	delete(labels, "helm.sh/chart")
+	_ = unstructured.SetNestedStringMap(obj, labels, append(path, "labels")...)
+}
+
+// diffYAML shows the lines of two objects' YAML that differ.
+func diffYAML(want, got map[string]any) string {
+	w, _ := yaml.Marshal(want)
+	g, _ := yaml.Marshal(got)
+	wl, gl := strings.Split(string(w), "\n"), strings.Split(string(g), "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(wl), len(gl)); i++ {
+		var a, c string
+		if i < len(wl) {
+			a = wl[i]
+		}
+		if i < len(gl) {
+			c = gl[i]
+		}
+		if a != c {
+			fmt.Fprintf(&b, "  line %d: kustomize %q\n           chart     %q\n", i+1, a, c)
+		}
+	}
+	return b.String()
+}

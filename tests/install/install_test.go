@@ -1,0 +1,335 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/routeshift/routeshift/tests/framework"
+)
+
+// variant is one way to install routeshift: its objects, rendered.
+type variant struct {
+	Name   string
+	Render func() ([]*unstructured.Unstructured, error)
+}
+
+func kustomizeVariant(overlay string) variant {
+	return variant{Name: "kustomize/" + overlay, Render: func() ([]*unstructured.Unstructured, error) {
+		return renderKustomization(filepath.Join(repoRoot(), "manifests", "overlays", overlay))
+	}}
+}
+
+func chartVariant(name, valuesPath string) variant {
+	return variant{Name: "helm/" + name, Render: func() ([]*unstructured.Unstructured, error) {
+		values := map[string]any{}
+		if valuesPath != "" {
+			var err error
+			if values, err = valuesFile(filepath.Join(repoRoot(), valuesPath)); err != nil {
+				return nil, err
+			}
+		}
+		return renderChart(filepath.Join(repoRoot(), "charts", "routeshift"), "routeshift", "routeshift", values)
+	}}
+}
+
+// TestInstall installs each variant on a control plane of its own and
+// checks that it works: every container starts as the kubelet would run
+// it and answers its probes, the webhook defaults and refuses Routes, the
+// controller makes a Route of an Ingress, and the router serves Routes
+// over HTTP and HTTPS.
+func TestInstall(t *testing.T) {
+	variants := []variant{
+		kustomizeVariant("self-signed"),
+		kustomizeVariant("host-network"),
+		chartVariant("default", ""),
+	}
+	for _, v := range variants {
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			inst := installVariant(t, v)
+			t.Run("probes", inst.checkProbes)
+			t.Run("admission", inst.checkAdmission)
+			t.Run("ingress-and-traffic", inst.checkIngressAndTraffic)
+		})
+	}
+}
+
+// installation is a variant installed on its control plane, its pods
+// running.
+type installation struct {
+	cp   *framework.ControlPlane
+	objs []*unstructured.Unstructured
+	// pods by Deployment name.
+	pods map[string]*runningPod
+}
+
+// runningPod is a Deployment's container running as its pod would.
+type runningPod struct {
+	*framework.Process
+	Deployment *appsv1.Deployment
+	Ports      movedPorts
+}
+
+// installVariant renders v, makes the substitutions of substitute.go,
+// applies the objects and starts every Deployment's container; it returns
+// once each is ready.
+func installVariant(t *testing.T, v variant) *installation {
+	objs, err := v.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deployments, ports, err := substitute(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := framework.NewCluster(t, framework.Options{})
+	inst := &installation{cp: cp, objs: objs, pods: map[string]*runningPod{}}
+	inst.apply(t)
+	img, binary := imageAndBinary(t)
+	for _, d := range deployments {
+		inst.pods[d.Name] = inst.start(t, d, ports[d.Name], img, binary)
+	}
+	for _, p := range inst.pods {
+		inst.waitReady(t, p)
+	}
+	return inst
+}
+
+// substitute makes the substitutions of substitute.go on objs and returns
+// the Deployments (as changed) and where their ports went.
+func substitute(objs []*unstructured.Unstructured) ([]*appsv1.Deployment, map[string]movedPorts, error) {
+	if err := webhookCertificateIP(objs); err != nil {
+		return nil, nil, err
+	}
+	var deployments []*appsv1.Deployment
+	ports := map[string]movedPorts{}
+	for _, o := range objs {
+		if o.GetKind() != "Deployment" {
+			continue
+		}
+		d := &appsv1.Deployment{}
+		err := rewrite(o, d, func(d *appsv1.Deployment) error {
+			if len(d.Spec.Template.Spec.Containers) != 1 {
+				return fmt.Errorf("deployment %s: want one container", d.Name)
+			}
+			var err error
+			ports[d.Name], err = movePorts(&d.Spec.Template.Spec.Containers[0])
+			return err
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		deployments = append(deployments, d)
+	}
+	if len(deployments) == 0 {
+		return nil, nil, fmt.Errorf("no Deployment among the rendered objects")
+	}
+	return deployments, ports, webhookURLs(objs, ports)
+}
+
+// apply creates the objects as the admin with kubectl's server-side
+// apply: the Namespace first (a chart installs into an existing one).
+func (inst *installation) apply(t *testing.T) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "routeshift"}}
+	if err := inst.cp.Client.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	data, err := encodeObjects(inst.objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "install.yaml")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, err := inst.cp.Kubectl(t, "apply", "--server-side", "--field-manager=routeshift-install-test", "-f", file); err != nil {
+		t.Fatalf("applying the install: %v\n%s\n%s", err, out, errOut)
+	}
+}
+
+// start runs the Deployment's container as its first pod.
+func (inst *installation) start(t *testing.T, d *appsv1.Deployment, ports movedPorts, img image, binary string) *runningPod {
+	p, err := newPod(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Spec.Containers[0]
+	uid, gid, groups, err := identity(p, img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := privateDir(t)
+	root, err := newRootfs(dir, binary, img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := &volumeMaker{Client: kubernetes.NewForConfigOrDie(inst.cp.Config), CA: inst.cp.Config.CAData, Dir: filepath.Join(dir, "volumes")}
+	mounts, err := vm.volumeMounts(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mounts {
+		if err := root.mountPoint(m.Target); err != nil {
+			t.Fatal(err)
+		}
+	}
+	host, port := apiServer(t, inst.cp)
+	env, err := containerEnv(p, host, port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := root.command(process{Argv: argv(c, img), Env: env, UID: uid, GID: gid, Groups: groups,
+		Bounding: boundingSet(c), NoNewPrivs: noNewPrivs(c), ReadOnly: readOnlyRoot(c), Hostname: p.Name, Mounts: mounts})
+	user := fmt.Sprintf("system:serviceaccount:%s:%s", p.Namespace, p.Spec.ServiceAccountName)
+	proc, err := framework.StartCommand(d.Name, user, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := proc.Stop(); err != nil {
+			t.Errorf("%s did not stop cleanly: %v\n%s", d.Name, err, proc.Output())
+		}
+	})
+	return &runningPod{Process: proc, Deployment: d, Ports: ports}
+}
+
+// privateDir is a temporary directory only root may enter: it holds the
+// volumes' host side, which must not be readable through it.
+func privateDir(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// apiServer is the test apiserver's host and port.
+func apiServer(t *testing.T, cp *framework.ControlPlane) (string, string) {
+	hostPort := strings.TrimPrefix(cp.Config.Host, "https://")
+	i := strings.LastIndex(hostPort, ":")
+	if i < 0 {
+		t.Fatalf("API server address %q has no port", cp.Config.Host)
+	}
+	return hostPort[:i], hostPort[i+1:]
+}
+
+// waitReady polls the pod's readiness probe, as the kubelet would, until
+// it answers 200.
+func (inst *installation) waitReady(t *testing.T, p *runningPod) {
+	c := p.Deployment.Spec.Template.Spec.Containers[0]
+	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil {
+		t.Fatalf("%s: the container has no HTTP readiness probe", p.Deployment.Name)
+	}
+	url, err := probeURL(c.ReadinessProbe, p.Ports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := framework.WaitHTTP(context.Background(), url, 2*time.Minute, p.Process); err != nil {
+		t.Fatalf("%s never became ready: %v\n%s", p.Deployment.Name, err, p.Output())
+	}
+}
+
+// probeURL is where the kubelet sends an HTTP probe (the pod's address is
+// 127.0.0.1 here; its port is the moved one).
+func probeURL(probe *corev1.Probe, ports movedPorts) (string, error) {
+	get := probe.HTTPGet
+	port, ok := ports[get.Port.String()]
+	if !ok {
+		return "", fmt.Errorf("probe port %s is not a named container port", get.Port.String())
+	}
+	scheme := strings.ToLower(string(get.Scheme))
+	if scheme == "" {
+		scheme = "http"
+	}
+	return fmt.Sprintf("%s://127.0.0.1:%d%s", scheme, port, get.Path), nil
+}
+
+// checkProbes: both probes of every container answer 200 at the
+// manifests' paths and ports.
+func (inst *installation) checkProbes(t *testing.T) {
+	for _, name := range slices.Sorted(maps.Keys(inst.pods)) {
+		p := inst.pods[name]
+		c := p.Deployment.Spec.Template.Spec.Containers[0]
+		for kind, probe := range map[string]*corev1.Probe{"readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
+			if probe == nil || probe.HTTPGet == nil {
+				t.Errorf("%s: no HTTP %s probe", name, kind)
+				continue
+			}
+			url, err := probeURL(probe, p.Ports)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.Get(url)
+			if err != nil {
+				t.Errorf("%s %s probe %s: %v", name, kind, url, err)
+				continue
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("%s %s probe %s: %s, want 200 OK", name, kind, url, resp.Status)
+			}
+		}
+	}
+}
+
+// imageAndBinary reads the Dockerfile and builds routeshift as it does
+// (static, trimmed), once per test binary.
+func imageAndBinary(t *testing.T) (image, string) {
+	buildOnce.Do(func() {
+		root := repoRoot()
+		builtImage, buildErr = readImage(filepath.Join(root, "Dockerfile"))
+		if buildErr != nil {
+			return
+		}
+		dir, err := os.MkdirTemp("", "routeshift-install-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtDir = dir
+		builtBinary = filepath.Join(dir, "routeshift")
+		cmd := exec.Command("go", "build", "-trimpath", "-o", builtBinary, ".")
+		cmd.Dir, cmd.Env = root, append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building routeshift as the Dockerfile does: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtImage, builtBinary
+}
+
+var (
+	buildOnce   sync.Once
+	builtImage  image
+	builtBinary string
+	builtDir    string
+	buildErr    error
+)
+
+// TestMain removes the binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtDir != "" {
+		_ = os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
+}
