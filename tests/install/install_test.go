@@ -145,7 +145,9 @@ func substitute(objs []*unstructured.Unstructured) ([]*appsv1.Deployment, map[st
 }
 
 // apply creates the objects as the admin with kubectl's server-side
-// apply: the Namespace first (a chart installs into an existing one).
+// apply: the Namespace first (a chart installs into an existing one). It
+// takes over the Route CRD, which the framework installs from
+// manifests/crd before any test runs.
 func (inst *installation) apply(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "routeshift"}}
 	if err := inst.cp.Client.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -159,7 +161,7 @@ func (inst *installation) apply(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out, errOut, err := inst.cp.Kubectl(t, "apply", "--server-side", "--field-manager=routeshift-install-test", "-f", file); err != nil {
+	if out, errOut, err := inst.cp.Kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=routeshift-install-test", "-f", file); err != nil {
 		t.Fatalf("applying the install: %v\n%s\n%s", err, out, errOut)
 	}
 }
