@@ -17,6 +17,14 @@ CERT_MANAGER_VER := v1.21.2
 CERT_MANAGER_CRDS := $(BIN)/cert-manager-crds-$(CERT_MANAGER_VER)
 FUZZTIME   ?= 10s
 TOOLS_STAMP := $(BIN)/.tools-$(shell cat tests/tools/go.mod tests/tools/go.sum | sha256sum | cut -c1-16)
+# cert-manager's controller, CA injector and ACME HTTP-01 solver, assembled
+# from its own packages in a module of their own (cert-manager's dependency
+# versions, apart from kube-apiserver's), rebuilt when that module changes.
+CM_TOOLS   := tests/tools/certmanager
+CM_TOOLS_STAMP := $(BIN)/.cert-manager-$(shell cat $(CM_TOOLS)/go.mod $(CM_TOOLS)/go.sum $(CM_TOOLS)/*/*.go | sha256sum | cut -c1-16)
+# Let's Encrypt's ACME test server and its DNS server, for ACME in the tests.
+PEBBLE_VER := v2.10.1
+PEBBLE_STAMP := $(BIN)/.pebble-$(PEBBLE_VER)
 K8S_LDFLAGS := -s -w \
 	-X k8s.io/component-base/version.gitVersion=$(K8S_VER) \
 	-X k8s.io/component-base/version.gitMajor=1 \
@@ -47,13 +55,37 @@ test: tools generate-check lint ## everything CI runs: unit, integration (real a
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 
 .PHONY: tools
-tools: $(TOOLS_STAMP) haproxy $(BIN)/controller-gen $(CERT_MANAGER_CRDS) ## build kube-apiserver, kube-controller-manager, kubectl, etcd into bin/ (cached); ensure HAProxy
+tools: $(TOOLS_STAMP) haproxy $(BIN)/controller-gen cert-manager-tools ## build kube-apiserver, kube-controller-manager, kubectl, etcd, cert-manager, pebble into bin/ (cached); ensure HAProxy
 
-$(CERT_MANAGER_CRDS):
+.PHONY: cert-manager-tools
+cert-manager-tools: $(CM_TOOLS_STAMP) $(PEBBLE_STAMP) $(CERT_MANAGER_CRDS)/acme.cert-manager.io_orders.yaml ## build cert-manager's controller, cainjector, acmesolver (and fetch its CRDs) and pebble into bin/ (cached)
+
+$(CM_TOOLS_STAMP): $(CM_TOOLS)/go.mod $(CM_TOOLS)/go.sum $(wildcard $(CM_TOOLS)/*/*.go)
+	@mkdir -p $(BIN)
+	@grep -q '^\s*github.com/cert-manager/cert-manager $(CERT_MANAGER_VER)$$' $(CM_TOOLS)/go.mod || \
+		{ echo "$(CM_TOOLS)/go.mod must require github.com/cert-manager/cert-manager $(CERT_MANAGER_VER), the version of CERT_MANAGER_VER"; exit 1; }
+	@echo ">> building cert-manager $(CERT_MANAGER_VER) controller, cainjector, acmesolver (≈3 min cold)"
+	cd $(CM_TOOLS) && for cmd in controller cainjector acmesolver; do \
+		$(GO) build -trimpath -ldflags '-s -w -X github.com/cert-manager/cert-manager/pkg/util.AppVersion=$(CERT_MANAGER_VER)' \
+			-o $(BIN)/cert-manager-$$cmd ./$$cmd || exit 1; done
+	@rm -f $(BIN)/.cert-manager-*
+	@touch $@
+
+$(PEBBLE_STAMP):
+	@mkdir -p $(BIN)
+	@echo ">> building pebble $(PEBBLE_VER)"
+	GOBIN=$(BIN) $(GO) install -trimpath github.com/letsencrypt/pebble/v2/cmd/pebble@$(PEBBLE_VER) github.com/letsencrypt/pebble/v2/cmd/pebble-challtestsrv@$(PEBBLE_VER)
+	@rm -f $(BIN)/.pebble-*
+	@touch $@
+
+# All of cert-manager's CRDs, the ACME Orders and Challenges too (their file
+# is the target, so a directory from before they were copied is redone).
+$(CERT_MANAGER_CRDS)/acme.cert-manager.io_orders.yaml:
 	@echo ">> fetching cert-manager $(CERT_MANAGER_VER) CRDs (Go module proxy)"
 	@dir=$$($(GO) mod download -json github.com/cert-manager/cert-manager@$(CERT_MANAGER_VER) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
 		test -n "$$dir" || { echo "could not download cert-manager $(CERT_MANAGER_VER)"; exit 1; }; \
-		rm -rf $@.tmp && mkdir -p $@.tmp && cp $$dir/deploy/crds/cert-manager.io_*.yaml $@.tmp/ && chmod 0644 $@.tmp/* && mv $@.tmp $@
+		out=$(CERT_MANAGER_CRDS); rm -rf $$out.tmp && mkdir -p $$out.tmp && cp $$dir/deploy/crds/*cert-manager.io_*.yaml $$out.tmp/ && \
+		chmod 0644 $$out.tmp/* && rm -rf $$out && mv $$out.tmp $$out
 
 $(TOOLS_STAMP): tests/tools/go.mod tests/tools/go.sum
 	@mkdir -p $(BIN)

@@ -195,10 +195,7 @@ func start(opts Options) (*ControlPlane, error) {
 	if err != nil {
 		return nil, err
 	}
-	binDir := os.Getenv(binDirEnv)
-	if binDir == "" {
-		binDir = filepath.Join(root, "bin")
-	}
+	binDir := binDirOf(root)
 	if err := checkBinaries(binDir); err != nil {
 		return nil, err
 	}
@@ -366,6 +363,15 @@ func modulePath(goMod string) string {
 		}
 	}
 	return ""
+}
+
+// binDirOf is the directory holding the programs `make tools` builds: the
+// environment's ROUTESHIFT_BIN, or root/bin.
+func binDirOf(root string) string {
+	if dir := os.Getenv(binDirEnv); dir != "" {
+		return dir
+	}
+	return filepath.Join(root, "bin")
 }
 
 func checkBinaries(dir string) error {

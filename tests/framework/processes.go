@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -56,12 +57,20 @@ func (b *syncBuffer) String() string {
 // process whose --kubeconfig impersonates a user is checked by Stop for
 // requests the API server refused that user.
 func startProcess(name, path string, args ...string) (*Process, error) {
+	return startProcessEnv(name, path, nil, args...)
+}
+
+// startProcessEnv is startProcess with env added to the test's environment.
+func startProcessEnv(name, path string, env []string, args ...string) (*Process, error) {
 	user, err := impersonatedUser(args)
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
 	p := &Process{name: name, user: user, out: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(path, args...)
+	if len(env) > 0 {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.cmd.Start(); err != nil {
@@ -291,12 +300,17 @@ func FreePort() (int, error) { return freeport.Get() }
 // WaitHTTP polls url until it answers 200 or timeout passes; p, when not
 // nil, is watched for an early exit.
 func WaitHTTP(ctx context.Context, url string, timeout time.Duration, p *Process) error {
+	return waitHTTPClient(ctx, http.DefaultClient, url, timeout, p)
+}
+
+// waitHTTPClient is WaitHTTP with client making the requests.
+func waitHTTPClient(ctx context.Context, client *http.Client, url string, timeout time.Duration, p *Process) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var last error
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Do(req)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {

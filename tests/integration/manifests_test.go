@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,7 +25,7 @@ func TestManifestsDryRun(t *testing.T) {
 	if err := cp.Client.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	installCertManagerCRDs(t, cp)
+	cp.InstallCertManagerCRDs(t)
 
 	tests := []struct {
 		dir string
@@ -60,42 +59,5 @@ func TestManifestsDryRun(t *testing.T) {
 				t.Errorf("server-side dry run: %v\n%s\n%s", err, out, errOut)
 			}
 		})
-	}
-}
-
-// installCertManagerCRDs applies the CRDs `make tools` copied into bin/
-// and waits until they serve.
-func installCertManagerCRDs(t *testing.T, cp *framework.ControlPlane) {
-	t.Helper()
-	dirs, _ := filepath.Glob(filepath.Join(cp.BinDir, "cert-manager-crds-*"))
-	if len(dirs) == 0 {
-		msg := "cert-manager's CRDs are not in " + cp.BinDir + ": run 'make tools'"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	// kubectl does not descend into a symbolic link to a directory (a
-	// worktree's bin/ links to the main checkout's).
-	crds, err := filepath.EvalSymlinks(dirs[len(dirs)-1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, errOut, err := cp.Kubectl(t, "apply", "--server-side", "-f", crds); err != nil {
-		t.Fatalf("installing cert-manager CRDs: %v\n%s\n%s", err, out, errOut)
-	}
-	// kubectl wait fails at once, instead of waiting, while a new CRD has no
-	// status.conditions yet: retry it until the deadline.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		out, errOut, err := cp.Kubectl(t, "wait", "--for=condition=Established", "--timeout=10s",
-			"crd/issuers.cert-manager.io", "crd/certificates.cert-manager.io")
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for cert-manager CRDs: %v\n%s\n%s", err, out, errOut)
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }
