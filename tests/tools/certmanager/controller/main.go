@@ -129,17 +129,9 @@ func runControllers(ctx context.Context, ctxOpts controller.ContextOptions, enab
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
-	for _, name := range enabled {
-		iface, err := controller.Known()[name](factory)
-		if err != nil {
-			return fmt.Errorf("creating controller %s: %w", name, err)
-		}
-		log.V(logf.InfoLevel).Info("starting controller", "controller", name)
-		wg.Go(func() {
-			if err := iface.Run(o.workers, ctx); err != nil {
-				cancel(fmt.Errorf("controller %s: %w", name, err))
-			}
-		})
+	defer wg.Wait()
+	if err := startLoops(ctx, cancel, &wg, factory, enabled, o.workers); err != nil {
+		return err
 	}
 	startInformers(ctx, cmctx)
 	if waitForSync(ctx, cmctx) {
@@ -150,6 +142,27 @@ func runControllers(ctx context.Context, ctxOpts controller.ContextOptions, enab
 	wg.Wait()
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return err
+	}
+	return nil
+}
+
+// startLoops creates each enabled control loop, which registers the
+// informers it needs, and runs it with workers; a loop that fails cancels
+// ctx with its error.
+func startLoops(ctx context.Context, cancel context.CancelCauseFunc, wg *sync.WaitGroup, factory *controller.ContextFactory, enabled []string, workers int) error {
+	log := logf.FromContext(ctx)
+	for _, name := range enabled {
+		iface, err := controller.Known()[name](factory)
+		if err != nil {
+			cancel(err)
+			return fmt.Errorf("creating controller %s: %w", name, err)
+		}
+		log.V(logf.InfoLevel).Info("starting controller", "controller", name)
+		wg.Go(func() {
+			if err := iface.Run(workers, ctx); err != nil {
+				cancel(fmt.Errorf("controller %s: %w", name, err))
+			}
+		})
 	}
 	return nil
 }
