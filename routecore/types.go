@@ -12,13 +12,15 @@ import (
 //
 // +genclient
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=routes,singular=route,scope=Namespaced
+// +kubebuilder:resource:path=routes,singular=route,scope=Namespaced,categories=all
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Host",type=string,JSONPath=`.status.ingress[0].host`
 // +kubebuilder:printcolumn:name="Admitted",type=string,JSONPath=`.status.ingress[0].conditions[?(@.type=="Admitted")].status`
 // +kubebuilder:printcolumn:name="Service",type=string,JSONPath=`.spec.to.name`
 // +kubebuilder:printcolumn:name="TLS",type=string,JSONPath=`.spec.tls.termination`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Path",type=string,JSONPath=`.spec.path`,priority=1
+// +kubebuilder:printcolumn:name="Port",type=string,JSONPath=`.spec.port.targetPort`,priority=1
 type Route struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

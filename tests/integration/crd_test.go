@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -183,6 +184,30 @@ spec:
 		}
 	})
 
+	t.Run("kubectl get -o wide adds path and port", func(t *testing.T) {
+		t.Parallel()
+		ns := cp.CreateNamespace(t, "wide")
+		apply(t, cp, ns, fullRoute)
+		row := kubectlTableRow(t, cp, ns, "shop", []string{"NAME", "HOST", "ADMITTED", "SERVICE", "TLS", "AGE", "PATH", "PORT"},
+			"get", "routes", "-o", "wide")
+		if row["PATH"] != "/cart" || row["PORT"] != "http" || row["SERVICE"] != "shop" {
+			t.Errorf("PATH, PORT, SERVICE = %q, %q, %q; want /cart, http, shop", row["PATH"], row["PORT"], row["SERVICE"])
+		}
+	})
+
+	t.Run("kubectl get all lists Routes", func(t *testing.T) {
+		t.Parallel()
+		ns := cp.CreateNamespace(t, "all")
+		apply(t, cp, ns, fullRoute)
+		stdout, stderr, err := cp.Kubectl(t, "get", "all", "-n", ns, "-o", "name")
+		if err != nil {
+			t.Fatalf("kubectl get all: %v\n%s", err, stderr)
+		}
+		if !slices.Contains(strings.Fields(stdout), "route.route.openshift.io/shop") {
+			t.Errorf("kubectl get all -o name = %q, want it to list route.route.openshift.io/shop (the CRD's categories hold all)", stdout)
+		}
+	})
+
 	t.Run("status is a subresource", func(t *testing.T) {
 		t.Parallel()
 		ns := cp.CreateNamespace(t, "status")
@@ -298,14 +323,22 @@ func kubectlGetRoute(t *testing.T, cp *framework.ControlPlane, ns, name string) 
 // is exactly the columns a Route table has.
 func kubectlGetRoutesRow(t *testing.T, cp *framework.ControlPlane, ns, name string) map[string]string {
 	t.Helper()
-	stdout, stderr, err := cp.Kubectl(t, "get", "routes", "-n", ns)
+	return kubectlTableRow(t, cp, ns, name, []string{"NAME", "HOST", "ADMITTED", "SERVICE", "TLS", "AGE"}, "get", "routes")
+}
+
+// kubectlTableRow runs kubectl with args in namespace ns and returns the
+// row of the named object keyed by column header. It fails the test unless
+// the header is exactly want.
+func kubectlTableRow(t *testing.T, cp *framework.ControlPlane, ns, name string, want []string, args ...string) map[string]string {
+	t.Helper()
+	stdout, stderr, err := cp.Kubectl(t, append(args, "-n", ns)...)
 	if err != nil {
-		t.Fatalf("kubectl get routes: %v\n%s", err, stderr)
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, stderr)
 	}
-	t.Logf("kubectl get routes:\n%s", stdout)
+	t.Logf("kubectl %s:\n%s", strings.Join(args, " "), stdout)
 	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
 	header := strings.Fields(lines[0])
-	if want := []string{"NAME", "HOST", "ADMITTED", "SERVICE", "TLS", "AGE"}; !reflect.DeepEqual(header, want) {
+	if !reflect.DeepEqual(header, want) {
 		t.Fatalf("header = %q, want %q", header, want)
 	}
 	// Empty cells are blank, so split rows at the columns' start offsets
