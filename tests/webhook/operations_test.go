@@ -87,9 +87,11 @@ func TestMetricsAndHealth(t *testing.T) {
 // router's service account (with the manifests' role) can write the status
 // of a Route the webhook would refuse today; it cannot write the spec, and
 // a user with edit cannot write status. The same holds through the real
-// kubectl: `kubectl patch` and `kubectl apply --server-side` with
-// --subresource=status as the router, refused to an editor and to a user
-// without roles.
+// kubectl, as an admin checks it: the router replaces status (an update of
+// the status subresource, what its status writer does), and that is all
+// the manifests grant it there: no patch (so no server-side apply), no
+// read of routes/status; an editor and a user without roles may not
+// replace it.
 func TestRouterWritesStatusOfRejectedRoute(t *testing.T) {
 	cp := framework.Cluster(t)
 	ctx := context.Background()
@@ -137,41 +139,64 @@ func TestRouterWritesStatusOfRejectedRoute(t *testing.T) {
 		t.Errorf("an editor may write status: %v", err)
 	}
 
-	// The same through the real kubectl, as an admin checks it: patch and
-	// server-side apply of the status subresource.
+	// The same through the real kubectl.
 	asRouter := "--as=" + framework.RouterServiceAccount
 	status := func(routerName string) string {
-		return `{"status":{"ingress":[{"host":"stale.example.com","routerName":"` + routerName +
-			`","wildcardPolicy":"None","conditions":[{"type":"Admitted","status":"False","reason":"RouteNotAdmitted"}]}]}}`
+		return `"status":{"ingress":[{"host":"stale.example.com","routerName":"` + routerName +
+			`","wildcardPolicy":"None","conditions":[{"type":"Admitted","status":"False","reason":"RouteNotAdmitted"}]}]}`
+	}
+	// withStatus is the stored Route, at its current resourceVersion (a
+	// custom resource refuses an unconditional update), with the status of
+	// routerName.
+	withStatus := func(routerName string) string {
+		rv, errOut, err := cp.Kubectl(t, "get", "route", "stale", "-n", ns, "-o", "jsonpath={.metadata.resourceVersion}")
+		if err != nil {
+			t.Fatal(errOut)
+		}
+		return `{"apiVersion":"route.openshift.io/v1","kind":"Route","metadata":{"name":"stale","namespace":"` + ns +
+			`","resourceVersion":"` + rv + `"},"spec":{"host":"stale.example.com","to":{"name":"web"}},` + status(routerName) + "}"
+	}
+	refusal := func(user, verb, resource string) string {
+		return fmt.Sprintf(`routes.route.openshift.io "stale" is forbidden: User %q cannot %s resource %q in API group "route.openshift.io" in the namespace %q`+"\n", user, verb, resource, ns)
 	}
 	forbidden := func(user, verb, resource string) string {
-		return fmt.Sprintf(`Error from server (Forbidden): routes.route.openshift.io "stale" is forbidden: User %q cannot %s resource %q in API group "route.openshift.io" in the namespace %q`+"\n", user, verb, resource, ns)
+		return "Error from server (Forbidden): " + refusal(user, verb, resource)
 	}
+	// kubectl replace names its input.
+	forbiddenReplacing := func(user string) string {
+		return `Error from server (Forbidden): error when replacing "STDIN": ` + refusal(user, "update", "routes/status")
+	}
+	replace := []string{"replace", "--subresource=status", "-f", "-"}
 	steps := []struct {
 		name           string
-		stdin          string
+		stdin          func() string
 		args           []string
 		wantOut        string
 		wantErr        string
 		wantRouterName string // status.ingress[0].routerName afterwards
 	}{
-		{name: "the router patches status", args: []string{"patch", "route", "stale", "--subresource=status", "--type=merge", "-p", status("kubectl-patch"), asRouter},
-			wantOut: "route.route.openshift.io/stale patched\n", wantRouterName: "kubectl-patch"},
-		{name: "the router applies status server-side",
-			stdin:   `{"apiVersion":"route.openshift.io/v1","kind":"Route","metadata":{"name":"stale","namespace":"` + ns + `"},` + strings.TrimPrefix(status("kubectl-apply"), "{"),
+		{name: "the router replaces status", stdin: func() string { return withStatus("kubectl-replace") }, args: append(replace, asRouter),
+			wantOut: "route.route.openshift.io/stale replaced\n", wantRouterName: "kubectl-replace"},
+		// kubectl reads the status subresource before patching it.
+		{name: "the router cannot patch status", args: []string{"patch", "route", "stale", "--subresource=status", "--type=merge", "-p", "{" + status("kubectl-patch") + "}", asRouter},
+			wantErr: forbidden(framework.RouterServiceAccount, "get", "routes/status"), wantRouterName: "kubectl-replace"},
+		{name: "the router cannot apply status server-side", stdin: func() string { return withStatus("kubectl-apply") },
 			args:    []string{"apply", "--server-side", "--force-conflicts", "--subresource=status", "-f", "-", asRouter},
-			wantOut: "route.route.openshift.io/stale serverside-applied\n", wantRouterName: "kubectl-apply"},
+			wantErr: forbidden(framework.RouterServiceAccount, "patch", "routes/status"), wantRouterName: "kubectl-replace"},
 		{name: "the router cannot patch the spec", args: []string{"patch", "route", "stale", "--type=merge", "-p", `{"spec":{"path":"/x"}}`, asRouter},
-			wantErr: forbidden(framework.RouterServiceAccount, "patch", "routes"), wantRouterName: "kubectl-apply"},
-		{name: "an editor cannot patch status", args: []string{"patch", "route", "stale", "--subresource=status", "--type=merge", "-p", status("carol"), "--as=carol"},
-			wantErr: forbidden("carol", "patch", "routes/status"), wantRouterName: "kubectl-apply"},
-		// kubectl reads the object first, which a user without roles may not.
-		{name: "a user without roles cannot patch status", args: []string{"patch", "route", "stale", "--subresource=status", "--type=merge", "-p", status("dave"), "--as=dave"},
-			wantErr: forbidden("dave", "get", "routes/status"), wantRouterName: "kubectl-apply"},
+			wantErr: forbidden(framework.RouterServiceAccount, "patch", "routes"), wantRouterName: "kubectl-replace"},
+		{name: "an editor cannot replace status", stdin: func() string { return withStatus("carol") }, args: append(replace, "--as=carol"),
+			wantErr: forbiddenReplacing("carol"), wantRouterName: "kubectl-replace"},
+		{name: "a user without roles cannot replace status", stdin: func() string { return withStatus("dave") }, args: append(replace, "--as=dave"),
+			wantErr: forbiddenReplacing("dave"), wantRouterName: "kubectl-replace"},
 	}
 	for _, step := range steps {
 		t.Run(step.name, func(t *testing.T) {
-			out, errOut, err := cp.KubectlStdin(t, step.stdin, append([]string{"-n", ns}, step.args...)...)
+			stdin := ""
+			if step.stdin != nil {
+				stdin = step.stdin()
+			}
+			out, errOut, err := cp.KubectlStdin(t, stdin, append([]string{"-n", ns}, step.args...)...)
 			if (err == nil) != (step.wantErr == "") || out != step.wantOut || errOut != step.wantErr {
 				t.Errorf("kubectl %s: err=%v\nstdout %q\nstderr %q\nwant   %q / %q", strings.Join(step.args, " "), err, out, errOut, step.wantOut, step.wantErr)
 			}
