@@ -1,219 +1,368 @@
 package haproxy
 
 import (
+	"bytes"
+	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/internal/fixtures"
+	"github.com/routeshift/routeshift/router"
 )
 
-func TestDefaults(t *testing.T) {
-	c := Defaults()
-	d := c.DataPlane
-	if c.Name != "public" || !c.UpdateStatus || !c.Admission.ExtendedValidation || c.Admission.AllowWildcardRoutes ||
-		d.HTTPPort != 80 || d.HTTPSPort != 443 || d.SNIPort != 10444 || d.NoSNIPort != 10443 || d.MaxConnections != 20000 ||
-		d.ReloadInterval != 5*time.Second || d.StrictSNI || d.Ciphers != "intermediate" || d.LoadBalanceAlgorithm != "leastconn" ||
-		d.TCPBalanceScheme != "source" || d.ServerTimeout != 30*time.Second || d.TunnelTimeout != time.Hour ||
-		d.SlowlorisHTTPKeepalive != 300*time.Second || d.BackendCheckInterval != 5*time.Second || d.ListenAddr != "0.0.0.0:1936" ||
-		d.MetricsServerThreshold != 500 || len(d.MetricsExportedCSVIndex) != 16 || d.CompressionMIME != "text/html text/plain text/css" {
-		t.Errorf("defaults differ from the seeds': %+v", c)
+// TestRenderGlobalSettings: each router setting shows as its directive in
+// haproxy.cfg.
+func TestRenderGlobalSettings(t *testing.T) {
+	cases := []struct {
+		name     string
+		cfg      func(*dataplane.Config)
+		unsynced bool
+		want     []string
+		unwanted []string
+	}{
+		{name: "max connections", cfg: func(c *dataplane.Config) { c.MaxConnections = 1234 },
+			want: []string{"maxconn 1234"}},
+		{name: "threads", cfg: func(c *dataplane.Config) { c.Threads = 4 }, want: []string{"nbthread 4"}},
+		{name: "no threads setting", unwanted: []string{"nbthread 0"}},
+		{name: "modern ciphers", cfg: func(c *dataplane.Config) { c.Ciphers = "modern" },
+			want: []string{"ssl-default-bind-ciphers " + cipherProfiles["modern"], "ssl-default-bind-options ssl-min-ver TLSv1.2"}},
+		{name: "old ciphers", cfg: func(c *dataplane.Config) { c.Ciphers = "old" },
+			want: []string{"ssl-default-bind-ciphers " + cipherProfiles["old"]}},
+		{name: "cipher list", cfg: func(c *dataplane.Config) { c.Ciphers = "ECDHE-RSA-AES128-GCM-SHA256:!aNULL" },
+			want: []string{"ssl-default-bind-ciphers ECDHE-RSA-AES128-GCM-SHA256:!aNULL",
+				"ssl-default-bind-ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"}},
+		{name: "timeouts", cfg: func(c *dataplane.Config) {
+			c.ConnectTimeout, c.ClientTimeout, c.ClientFinTimeout = time.Second, 2*time.Second, 3*time.Second
+			c.ServerTimeout, c.ServerFinTimeout, c.TunnelTimeout = 4*time.Second, 5*time.Second, 6*time.Hour
+			c.SlowlorisTimeout, c.SlowlorisHTTPKeepalive, c.InspectDelay = 7*time.Second, 8*time.Second, 9*time.Second
+		}, want: []string{"timeout connect 1000ms", "timeout client 2000ms", "timeout client-fin 3000ms", "timeout server 4000ms",
+			"timeout server-fin 5000ms", "timeout tunnel 21600000ms", "timeout http-request 7000ms", "timeout http-keep-alive 8000ms",
+			"tcp-request inspect-delay 9000ms"}},
+		{name: "compression", cfg: func(c *dataplane.Config) {
+			c.EnableCompression, c.CompressionMIME = true, "text/html  application/json"
+		},
+			want: []string{"compression algo gzip", "compression type 'text/html' 'application/json'"}},
+		{name: "no compression", unwanted: []string{"compression algo gzip"}},
+		{name: "syslog", cfg: func(c *dataplane.Config) { c.SyslogAddress, c.LogLevel = "127.0.0.1:514", "info" },
+			want: []string{"log '127.0.0.1:514' len 1024 local1 info", "log global", "option httplog", "option tcplog"}},
+		{name: "syslog format", cfg: func(c *dataplane.Config) {
+			c.SyslogAddress, c.SyslogFormat = "/dev/log", `%ci:%cp [%tr] %ft %b/%s %ST %{+Q}r it's`
+		}, want: []string{"log '/dev/log' len 1024 local1 warning", `log-format '%ci:%cp [%tr] %ft %b/%s %ST %{+Q}r it'\''s'`}, unwanted: []string{"option httplog"}},
+		{name: "no syslog", unwanted: []string{"log global", "option httplog"}},
+		{name: "log facility and length", cfg: func(c *dataplane.Config) { c.SyslogAddress, c.LogFacility, c.LogMaxLength = "/dev/log", "local4", 8192 },
+			want: []string{"log '/dev/log' len 8192 local4 warning"}},
+		{name: "TLS versions", cfg: func(c *dataplane.Config) { c.SSLMinVersion, c.SSLMaxVersion = "TLSv1.3", "TLSv1.3" },
+			want: []string{"ssl-default-bind-options ssl-min-ver TLSv1.3 ssl-max-ver TLSv1.3"}},
+		{name: "TLS 1.3 suites and curves", cfg: func(c *dataplane.Config) { c.CipherSuites, c.Curves = "TLS_AES_256_GCM_SHA384", "X25519:P-256" },
+			want: []string{"ssl-default-bind-ciphersuites TLS_AES_256_GCM_SHA384", "ssl-default-bind-curves X25519:P-256"}},
+		{name: "no curves", unwanted: []string{"ssl-default-bind-curves"}},
+		{name: "buffers", cfg: func(c *dataplane.Config) { c.BufSize, c.MaxRewriteSize = 65536, 16384 },
+			want: []string{"tune.bufsize 65536", "tune.maxrewrite 16384"}},
+		{name: "default buffers", want: []string{"tune.bufsize 32768", "tune.maxrewrite 8192"}},
+		{name: "hard stop after", cfg: func(c *dataplane.Config) { c.HardStopAfter = 90 * time.Minute },
+			want: []string{"hard-stop-after 5400000ms"}},
+		{name: "no hard stop", unwanted: []string{"hard-stop-after"}},
+		{name: "options", cfg: func(c *dataplane.Config) {
+			c.DontLogNull, c.HTTPIgnoreProbes, c.ContStats, c.AbortOnClose = true, true, true, true
+		},
+			want: []string{"option dontlognull", "option http-ignore-probes", "option contstats", "option abortonclose"}},
+		{name: "no options", unwanted: []string{"option dontlognull", "option http-ignore-probes", "option contstats", "option abortonclose"}},
+		{name: "IPv6 only", cfg: func(c *dataplane.Config) { c.IPMode, c.StatsPort = "v6", 11936 },
+			want: []string{"bind :::18080 v6only", "bind :::18443 v6only", "bind :::11936 v6only", "bind 127.0.0.1:20444 ssl crt WORKDIR/certs/default.pem crt-list WORKDIR/conf/crt-list accept-proxy"}},
+		{name: "IPv4 and IPv6", cfg: func(c *dataplane.Config) { c.IPMode = "v4v6" },
+			want: []string{"bind :::18080 v4v6", "bind :::18443 v4v6"}},
+		{name: "bind address wins over the IP mode", cfg: func(c *dataplane.Config) { c.IPMode, c.BindAddress = "v6", "127.0.0.1" },
+			want: []string{"bind 127.0.0.1:18080"}},
+		{name: "stats with authentication", cfg: func(c *dataplane.Config) { c.StatsPort, c.StatsUsername, c.StatsPassword = 11936, "admin", "p@ss w'rd" },
+			want: []string{"listen stats from common", "bind :11936", "stats enable", `stats auth 'admin:p@ss w'\''rd'`, "monitor-uri /healthz"}},
+		{name: "stats without authentication", cfg: func(c *dataplane.Config) { c.StatsPort, c.StatsUsername = 11936, "admin" },
+			want: []string{"listen stats from common"}, unwanted: []string{"stats auth 'admin:'"}},
+		{name: "no stats", unwanted: []string{"listen stats from common"}},
+		{name: "PROXY protocol", cfg: func(c *dataplane.Config) { c.UseProxyProtocol = true },
+			want: []string{"bind :18080 accept-proxy", "bind :18443 accept-proxy"}},
+		{name: "bind address", cfg: func(c *dataplane.Config) { c.BindAddress = "::" },
+			want: []string{"bind [::]:18080", "bind [::]:18443"}},
+		{name: "strict SNI", cfg: func(c *dataplane.Config) { c.StrictSNI = true },
+			want: []string{"bind 127.0.0.1:20444 ssl crt WORKDIR/certs/default.pem crt-list WORKDIR/conf/crt-list strict-sni accept-proxy"}},
+		{name: "ports bound after sync: not yet", cfg: func(c *dataplane.Config) { c.BindPortsAfterSync = true }, unsynced: true,
+			want: []string{"frontend fe_sni from common"}, unwanted: []string{"frontend public from common", "frontend public_ssl from common"}},
+		{name: "ports bound after sync: synced", cfg: func(c *dataplane.Config) { c.BindPortsAfterSync = true },
+			want: []string{"frontend public from common", "frontend public_ssl from common"}},
+		{name: "balance defaults", cfg: func(c *dataplane.Config) { c.LoadBalanceAlgorithm, c.TCPBalanceScheme = "random", "roundrobin" },
+			want: []string{"balance random", "balance roundrobin"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newTestRenderer(t, func(cfg *dataplane.Config) {
+				if c.cfg != nil {
+					c.cfg(cfg)
+				}
+			})
+			snap := snapshotOf([]*router.Route{served("ns", "r", "www.example.com")}, eps("ns", "r", "10.0.0.1"))
+			snap.Synced = !c.unsynced
+			out := mustRender(t, r, snap)
+			assertLines(t, "haproxy.cfg", string(out.Files[configFile].Data), r.cfg.WorkingDir, c.want, c.unwanted)
+			haproxyCheck(t, r, out)
+		})
 	}
 }
 
-// TestEnvironmentAndFlags: the environment sets values, flags win over it,
-// and bad values name the variable, the flag and what to do.
-func TestEnvironmentAndFlags(t *testing.T) {
-	env := map[string]string{"ROUTER_SERVICE_HTTP_PORT": "8080", "ROUTER_ALLOWED_DOMAINS": "a.com, b.org", "RELOAD_INTERVAL": "2s",
-		"ROUTE_LABELS": "shard=a", "PROJECT_LABELS": "team=x", "ROUTER_STRICT_SNI": "TRUE"}
-	fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
-	parse := AddFlags(fs, func(k string) string { return env[k] })
-	if err := fs.Parse([]string{"--allow-wildcard-routes", "--https-port"}); err == nil {
-		t.Fatal("--https-port without a value should need one")
+func TestRenderPortsBoundAfterSync(t *testing.T) {
+	r := newTestRenderer(t, func(c *dataplane.Config) { c.BindPortsAfterSync = true })
+	snap := snapshotOf(nil)
+	snap.Synced = false
+	out := mustRender(t, r, snap)
+	if bytes.Contains(out.Files[configFile].Data, []byte("frontend public ")) {
+		t.Fatal("public frontend before the first sync")
 	}
-	fs = pflag.NewFlagSet("router", pflag.ContinueOnError)
-	parse = AddFlags(fs, func(k string) string { return env[k] })
-	if err := fs.Parse([]string{"--https-port=8443", "--allow-wildcard-routes", "--http-port=9090", "--update-status=false"}); err != nil {
-		t.Fatal(err)
+	synced := nextSnapshot(snap, nil, nil)
+	synced.Synced = true
+	out = mustRender(t, r, synced)
+	if !bytes.Contains(out.Files[configFile].Data, []byte("frontend public ")) || !out.Reload() ||
+		len(out.Changed) != 1 || out.Changed[0] != configFile {
+		t.Errorf("after the sync: reload %v, changed %v", out.Reload(), out.Changed)
 	}
-	c, err := parse()
+}
+
+func TestNewRendererRefuses(t *testing.T) {
+	cases := []struct {
+		name string
+		cfg  func(*dataplane.Config)
+		want string
+	}{
+		{"no working dir", func(c *dataplane.Config) { c.WorkingDir = "" }, "ROUTER_WORKING_DIR: must be set"},
+		{"working dir with a space", func(c *dataplane.Config) { c.WorkingDir = "/var/lib/my router" }, "ROUTER_WORKING_DIR"},
+		{"same port twice", func(c *dataplane.Config) { c.SNIPort = c.HTTPPort }, "ROUTER_SERVICE_SNI_PORT: port 18080 is also ROUTER_SERVICE_HTTP_PORT"},
+		{"bad ciphers", func(c *dataplane.Config) { c.Ciphers = "AES128 SHA" }, "ROUTER_CIPHERS"},
+		{"bad balance", func(c *dataplane.Config) { c.LoadBalanceAlgorithm = "first" }, "ROUTER_LOAD_BALANCE_ALGORITHM"},
+		{"bad cookie name", func(c *dataplane.Config) { c.CookieName = "a b" }, "ROUTER_COOKIE_NAME"},
+		{"syslog address with a quote", func(c *dataplane.Config) { c.SyslogAddress = "x' y" }, "ROUTER_SYSLOG_ADDRESS"},
+		{"log format with a line break", func(c *dataplane.Config) { c.SyslogFormat = "a\nb" }, "ROUTER_SYSLOG_FORMAT"},
+		{"relative default certificate path", func(c *dataplane.Config) { c.DefaultCertificatePath = "tls.pem" }, "DEFAULT_CERTIFICATE_PATH"},
+		{"missing default certificate file", func(c *dataplane.Config) { c.DefaultCertificatePath = "/nonexistent/tls.pem" }, "DEFAULT_CERTIFICATE_PATH"},
+		{"default certificate without key", func(c *dataplane.Config) {
+			c.DefaultCertificate = "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"
+		}, "DEFAULT_CERTIFICATE"},
+		{"default certificate dir without files", func(c *dataplane.Config) { c.DefaultCertificateDir = "/nonexistent" }, "DEFAULT_CERTIFICATE_DIR"},
+		{"zero timeout", func(c *dataplane.Config) { c.ClientTimeout = 0 }, "ROUTER_DEFAULT_CLIENT_TIMEOUT"},
+		{"no forwarded-headers policy", func(c *dataplane.Config) { c.ForwardedHeaders = "" }, "ROUTER_SET_FORWARDED_HEADERS"},
+		{"max TLS version below the min", func(c *dataplane.Config) { c.SSLMinVersion, c.SSLMaxVersion = "TLSv1.3", "TLSv1.2" },
+			"SSL_MAX_VERSION: TLSv1.2 is older than SSL_MIN_VERSION (TLSv1.3)"},
+		{"cipher suites with a space", func(c *dataplane.Config) { c.CipherSuites = "TLS_AES_256_GCM_SHA384 x" }, "ROUTER_CIPHERSUITES"},
+		{"curves with a quote", func(c *dataplane.Config) { c.Curves = "X25519'" }, "ROUTER_CURVES"},
+		{"HTTP/2 with small buffers", func(c *dataplane.Config) { c.DisableHTTP2, c.BufSize, c.MaxRewriteSize = false, 8192, 1024 },
+			"ROUTER_BUF_SIZE: 8192 is too small for HTTP/2"},
+		{"rewrite space over half the buffer", func(c *dataplane.Config) { c.BufSize, c.MaxRewriteSize = 16384, 9000 },
+			"ROUTER_MAX_REWRITE_SIZE: 9000 is more than half of ROUTER_BUF_SIZE (16384)"},
+		{"relative errorfile", func(c *dataplane.Config) { c.ErrorFile503 = "503.http" }, "ROUTER_ERRORFILE_503: \"503.http\" must be an absolute path"},
+		{"missing errorfile", func(c *dataplane.Config) { c.ErrorFile404 = "/nonexistent/404.http" }, "ROUTER_ERRORFILE_404: reading it"},
+		{"errorfile without a status line", func(c *dataplane.Config) { c.ErrorFile503 = writeTempFile(t, "503.http", "<h1>down</h1>") },
+			"must hold a whole HTTP response"},
+		{"errorfile larger than a buffer", func(c *dataplane.Config) {
+			c.ErrorFile503 = writeTempFile(t, "503.http", "HTTP/1.0 503 Service Unavailable\r\n\r\n"+strings.Repeat("x", 30000))
+		}, "HAProxy loads at most 24576"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := testDataPlane(t.TempDir())
+			c.cfg(&cfg)
+			_, err := NewRenderer(cfg)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one with %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestRenderErrorFiles: the errorfiles are in the defaults every proxy
+// inherits, and the default backend answers with the one for its status.
+func TestRenderErrorFiles(t *testing.T) {
+	page503 := writeTempFile(t, "503.http", "HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/html\r\n\r\n<h1>down</h1>\n")
+	page404 := writeTempFile(t, "404.http", "HTTP/1.0 404 Not Found\r\nContent-Type: text/html\r\n\r\n<h1>no such site</h1>\n")
+	cases := []struct {
+		name             string
+		file503, file404 string
+		want, unwanted   []string
+	}{
+		{"none", "", "", []string{`http-request return status 503 content-type text/plain string "Application is not available"`},
+			[]string{"errorfile", "http-request deny"}},
+		{"503", page503, "", []string{"errorfile 503 '" + page503 + "'", "http-request deny deny_status 503"}, []string{"errorfile 404"}},
+		{"404", "", page404, []string{"errorfile 404 '" + page404 + "'", "http-request deny deny_status 404"}, []string{"errorfile 503"}},
+		{"both", page503, page404, []string{"errorfile 503 '" + page503 + "'", "errorfile 404 '" + page404 + "'", "http-request deny deny_status 404"},
+			[]string{"http-request deny deny_status 503"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newTestRenderer(t, func(cfg *dataplane.Config) { cfg.ErrorFile503, cfg.ErrorFile404 = c.file503, c.file404 })
+			out := mustRender(t, r, snapshotOf([]*router.Route{served("ns", "r", "www.example.com")}, eps("ns", "r", "10.0.0.1")))
+			assertLines(t, "haproxy.cfg", string(out.Files[configFile].Data), r.cfg.WorkingDir, c.want, c.unwanted)
+			haproxyCheck(t, r, out)
+		})
+	}
+}
+
+func TestRenderDefaultCertificate(t *testing.T) {
+	p, err := fixtures.Certificates()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.DataPlane.HTTPPort != 9090 || c.DataPlane.HTTPSPort != 8443 || !c.Admission.AllowWildcardRoutes || !c.DataPlane.StrictSNI || c.UpdateStatus ||
-		c.DataPlane.ReloadInterval != 2*time.Second || strings.Join(c.Admission.AllowedDomains, ",") != "a.com,b.org" ||
-		c.Admission.RouteSelector.String() != "shard=a" || c.Admission.NamespaceSelector.String() != "team=x" {
-		t.Errorf("config %+v", c)
-	}
+	keyAndCert := string(p.Leaf.KeyPEM) + string(p.Leaf.CertPEM)
+	t.Run("DEFAULT_CERTIFICATE", func(t *testing.T) {
+		r := newTestRenderer(t, func(c *dataplane.Config) {
+			c.DefaultCertificate = "junk\n" + string(p.Leaf.CertPEM) + string(p.Leaf.KeyPEM)
+		})
+		out := mustRender(t, r, snapshotOf(nil))
+		if f := out.Files[defaultCrtFile]; string(f.Data) != keyAndCert || f.Mode != 0o600 {
+			t.Errorf("certs/default.pem (%o):\n%s", f.Mode, f.Data)
+		}
+		haproxyCheck(t, r, out)
+	})
+	t.Run("DEFAULT_CERTIFICATE_PATH", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "tls.pem")
+		if err := os.WriteFile(file, []byte(keyAndCert), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := newTestRenderer(t, func(c *dataplane.Config) { c.DefaultCertificatePath = file })
+		out := mustRender(t, r, snapshotOf(nil))
+		if _, ok := out.Files[defaultCrtFile]; ok {
+			t.Error("certs/default.pem written although the certificate is a file of its own")
+		}
+		assertLines(t, "haproxy.cfg", string(out.Files[configFile].Data), r.cfg.WorkingDir,
+			[]string{"bind 127.0.0.1:20443 ssl crt " + file + " accept-proxy"}, nil)
+		haproxyCheck(t, r, out)
+	})
+	t.Run("DEFAULT_CERTIFICATE_DIR, renewed", func(t *testing.T) {
+		dir := t.TempDir()
+		write := func(name string, data []byte) {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write("tls.crt", p.Leaf.CertPEM)
+		write("tls.key", p.Leaf.KeyPEM)
+		r := newTestRenderer(t, func(c *dataplane.Config) { c.DefaultCertificateDir = dir })
+		snap := snapshotOf(nil)
+		out := mustRender(t, r, snap)
+		if f := out.Files[defaultCrtFile]; string(f.Data) != keyAndCert || f.Mode != 0o600 {
+			t.Errorf("certs/default.pem (%o):\n%s", f.Mode, f.Data)
+		}
+		// A renewed certificate (with its key in tls.crt this time).
+		renewed, err := p.CA.Issue(certs.Options{CommonName: "renewed.example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write("tls.crt", append(renewed.CertPEM, renewed.KeyPEM...))
+		snap.Version++
+		out = mustRender(t, r, snap)
+		if !out.Reload() || len(out.Changed) != 1 || out.Changed[0] != defaultCrtFile {
+			t.Errorf("after renewal: reload %v, changed %v", out.Reload(), out.Changed)
+		}
+		if f := out.Files[defaultCrtFile]; string(f.Data) != string(renewed.KeyPEM)+string(renewed.CertPEM) {
+			t.Errorf("renewed certs/default.pem:\n%s", f.Data)
+		}
+		haproxyCheck(t, r, out)
+	})
+	t.Run("generated once", func(t *testing.T) {
+		r := newTestRenderer(t)
+		snap := snapshotOf(nil)
+		first := mustRender(t, r, snap).Files[defaultCrtFile]
+		if first.Mode != 0o600 || len(pemBlocks(string(first.Data), privateKeyBlocks...)) != 1 || len(pemBlocks(string(first.Data), "CERTIFICATE")) != 1 {
+			t.Errorf("generated certs/default.pem (%o):\n%s", first.Mode, first.Data)
+		}
+		snap.Version++
+		if out := mustRender(t, r, snap); !bytes.Equal(out.Files[defaultCrtFile].Data, first.Data) || len(out.Changed) != 0 {
+			t.Errorf("the generated certificate changed: %v", out.Changed)
+		}
+	})
+}
 
-	bad := map[string]string{"ROUTER_SERVICE_HTTP_PORT": "eighty", "RELOAD_INTERVAL": "100ms", "ROUTER_LOAD_BALANCE_ALGORITHM": "fastest",
-		"ROUTER_DEFAULT_SERVER_TIMEOUT": "30 seconds", "ROUTER_CANONICAL_HOSTNAME": "10.0.0.1"}
-	fs = pflag.NewFlagSet("router", pflag.ContinueOnError)
-	parse = AddFlags(fs, func(k string) string { return bad[k] })
-	_ = fs.Parse(nil)
-	_, err = parse()
-	for _, want := range []string{
-		`ROUTER_SERVICE_HTTP_PORT (--http-port) "eighty": must be a port number from 1 to 65535`,
-		`RELOAD_INTERVAL (--interval) "100ms": must be at least 1s`,
-		`ROUTER_LOAD_BALANCE_ALGORITHM (--load-balance-algorithm) "fastest": use one of roundrobin, leastconn, source, random`,
-		`ROUTER_DEFAULT_SERVER_TIMEOUT (--default-server-timeout) "30 seconds": must be a TimeUnit`,
-		`ROUTER_CANONICAL_HOSTNAME (--router-canonical-hostname) "10.0.0.1": must be a DNS name, not an IP address`,
+// TestRenderDefaultCertificatePrecedence: DEFAULT_CERTIFICATE wins over
+// DEFAULT_CERTIFICATE_PATH, which wins over DEFAULT_CERTIFICATE_DIR. Each
+// source holds a certificate of its own common name; the one HAProxy is
+// given (certs/default.pem, or the file named on the bind lines) tells
+// which source won.
+func TestRenderDefaultCertificatePrecedence(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	issue := func(cn string) *certs.KeyPair {
+		kp, err := p.CA.Issue(certs.Options{CommonName: cn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kp
+	}
+	content, fromPath, fromDir := issue("content.example.com"), issue("path.example.com"), issue("dir.example.com")
+	files := renderWorkDir(t)
+	pathFile := filepath.Join(files, "tls.pem")
+	dir := filepath.Join(files, "dir")
+	for name, data := range map[string][]byte{
+		pathFile:                      append(slices.Clone(fromPath.KeyPEM), fromPath.CertPEM...),
+		filepath.Join(dir, "tls.crt"): fromDir.CertPEM,
+		filepath.Join(dir, "tls.key"): fromDir.KeyPEM,
 	} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("error %v\nlacks %q", err, want)
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, data, 0o600); err != nil {
+			t.Fatal(err)
 		}
 	}
-}
-
-// TestEverySeedVariable: each router environment variable of the seeds has
-// a setting (the ones with no meaning here are listed in the docs).
-func TestEverySeedVariable(t *testing.T) {
-	have := map[string]bool{}
-	for _, s := range Settings {
-		if have[s.Env] {
-			t.Errorf("%s is listed twice", s.Env)
-		}
-		have[s.Env] = true
-		if s.Help == "" || s.Flag == "" {
-			t.Errorf("%s lacks help or a flag", s.Env)
-		}
-	}
-	for _, env := range []string{"DEFAULT_CERTIFICATE", "DEFAULT_CERTIFICATE_DIR", "DEFAULT_CERTIFICATE_PATH", "EXTENDED_VALIDATION",
-		"NAMESPACE_LABELS", "PROJECT_LABELS", "ROUTER_ALLOWED_DOMAINS", "ROUTER_BACKEND_PROCESS_ENDPOINTS", "ROUTER_BIND_PORTS_AFTER_SYNC",
-		"ROUTER_COOKIE_NAME", "ROUTER_COMPRESSION_MIME", "ROUTER_DENIED_DOMAINS", "ROUTER_ENABLE_COMPRESSION", "ROUTER_LISTEN_ADDR",
-		"ROUTER_LOG_LEVEL", "ROUTER_MAX_CONNECTIONS", "ROUTER_METRICS_HAPROXY_SERVER_THRESHOLD", "ROUTER_METRICS_HAPROXY_EXPORTED",
-		"ROUTER_METRICS_HAPROXY_BASE_SCRAPE_INTERVAL", "ROUTER_METRICS_HAPROXY_TIMEOUT", "ROUTER_METRICS_TYPE", "ROUTER_OVERRIDE_DOMAINS",
-		"ROUTER_OVERRIDE_HOSTNAME", "ROUTER_SERVICE_HTTPS_PORT", "ROUTER_SERVICE_HTTP_PORT", "ROUTER_SERVICE_NAME", "ROUTER_CANONICAL_HOSTNAME",
-		"ROUTER_SERVICE_NAMESPACE", "ROUTER_SERVICE_NO_SNI_PORT", "ROUTER_SERVICE_SNI_PORT", "ROUTER_SUBDOMAIN", "ROUTER_SYSLOG_ADDRESS",
-		"ROUTER_SYSLOG_FORMAT", "ROUTER_TCP_BALANCE_SCHEME", "ROUTER_THREADS", "ROUTER_LOAD_BALANCE_ALGORITHM", "ROUTE_LABELS",
-		"STATS_PASSWORD", "STATS_PORT", "STATS_USERNAME", "TEMPLATE_FILE", "RELOAD_INTERVAL", "ROUTER_USE_PROXY_PROTOCOL",
-		"ROUTER_ALLOW_WILDCARD_ROUTES", "ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK", "ROUTER_STRICT_SNI", "ROUTER_CIPHERS",
-		"ROUTER_BACKEND_CHECK_INTERVAL", "ROUTER_CLIENT_FIN_TIMEOUT", "ROUTER_DEFAULT_CLIENT_TIMEOUT", "ROUTER_DEFAULT_CONNECT_TIMEOUT",
-		"ROUTER_DEFAULT_SERVER_FIN_TIMEOUT", "ROUTER_DEFAULT_SERVER_TIMEOUT", "ROUTER_DEFAULT_TUNNEL_TIMEOUT", "ROUTER_SLOWLORIS_HTTP_KEEPALIVE",
-		"ROUTER_SLOWLORIS_TIMEOUT"} {
-		if !have[env] {
-			t.Errorf("seed variable %s has no setting", env)
-		}
-	}
-}
-
-// TestStatsCredentialFiles: STATS_USERNAME_FILE and STATS_PASSWORD_FILE
-// replace the values given directly; a missing file names the variable.
-func TestStatsCredentialFiles(t *testing.T) {
-	dir := t.TempDir()
-	user, pass := filepath.Join(dir, "user"), filepath.Join(dir, "pass")
-	if err := os.WriteFile(user, []byte("admin\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pass, []byte("s3cret w0rd\r\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name               string
-		env                map[string]string
-		wantUser, wantPass string
-		wantErr            string
-	}{
-		{"files", map[string]string{"STATS_USERNAME_FILE": user, "STATS_PASSWORD_FILE": pass}, "admin", "s3cret w0rd", ""},
-		{"files win", map[string]string{"STATS_USERNAME": "x", "STATS_PASSWORD": "y", "STATS_USERNAME_FILE": user, "STATS_PASSWORD_FILE": pass},
-			"admin", "s3cret w0rd", ""},
-		{"values without files", map[string]string{"STATS_USERNAME": "x", "STATS_PASSWORD": "y"}, "x", "y", ""},
-		{"missing file", map[string]string{"STATS_PASSWORD_FILE": filepath.Join(dir, "nope")}, "", "",
-			`STATS_PASSWORD_FILE (--stats-password-file) "` + filepath.Join(dir, "nope") + `": reading it`},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			cfg, err := parseEnv(t, c.env)
-			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-					t.Errorf("error %v, want one with %q", err, c.wantErr)
-				}
-				return
-			}
-			if err != nil || cfg.DataPlane.StatsUsername != c.wantUser || cfg.DataPlane.StatsPassword != c.wantPass {
-				t.Errorf("user %q, password %q, %v; want %q, %q", cfg.DataPlane.StatsUsername, cfg.DataPlane.StatsPassword, err, c.wantUser, c.wantPass)
-			}
-		})
-	}
-}
-
-func TestCheckUnsupported(t *testing.T) {
-	for _, c := range []struct {
-		value   string
-		refused bool
-	}{{"", false}, {"none", false}, {"required", true}, {"optional", true}} {
-		err := CheckUnsupported(func(k string) string {
-			if k == "ROUTER_MUTUAL_TLS_AUTH" {
-				return c.value
-			}
+	// commonName is the subject CN of the first certificate of a PEM file.
+	commonName := func(data []byte) string {
+		blocks := pemBlocks(string(data), "CERTIFICATE")
+		if len(blocks) == 0 {
 			return ""
-		})
-		if (err != nil) != c.refused || (err != nil && !strings.Contains(err.Error(), "ROUTER_MUTUAL_TLS_AUTH")) {
-			t.Errorf("ROUTER_MUTUAL_TLS_AUTH=%q: %v, want refused %v", c.value, err, c.refused)
 		}
-	}
-}
-
-// TestBooleanSettings: exactly the settings that take true and false (and
-// nothing else) count as switches, whose flags may be given alone.
-func TestBooleanSettings(t *testing.T) {
-	for _, s := range Settings {
-		var c Config
-		takesBool := s.parse(&c, "true") == nil && s.parse(&c, "FALSE") == nil && s.parse(&c, "maybe") != nil
-		if takesBool != s.IsBool() {
-			t.Errorf("%s: parses booleans %v, but IsBool %v (default %q): a switch's default must be true or false", s.Env, takesBool, s.IsBool(), s.Default)
+		b, _ := pem.Decode(blocks[0])
+		c, err := x509.ParseCertificate(b.Bytes)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return c.Subject.CommonName
 	}
-}
-
-// TestMetricsAuth: auto means basic with both stats credentials, else
-// kubernetes; basic without them is refused with what to set.
-func TestMetricsAuth(t *testing.T) {
 	cases := []struct {
-		name    string
-		env     map[string]string
-		want    string
-		wantErr string
+		name                   string
+		content, path, certDir bool
+		wantCN                 string // of certs/default.pem; "" when not written
+		wantFile               string // the file the bind lines name
 	}{
-		{"default", nil, MetricsAuthKubernetes, ""},
-		{"auto with credentials", map[string]string{"STATS_USERNAME": "u", "STATS_PASSWORD": "p"}, MetricsAuthBasic, ""},
-		{"auto with a user only", map[string]string{"STATS_USERNAME": "u"}, MetricsAuthKubernetes, ""},
-		{"kubernetes despite credentials", map[string]string{"STATS_USERNAME": "u", "STATS_PASSWORD": "p", "ROUTER_METRICS_AUTH": "kubernetes"}, MetricsAuthKubernetes, ""},
-		{"none", map[string]string{"ROUTER_METRICS_AUTH": "none"}, MetricsAuthNone, ""},
-		{"basic without credentials", map[string]string{"ROUTER_METRICS_AUTH": "basic", "STATS_USERNAME": "u"}, "",
-			"ROUTER_METRICS_AUTH (--metrics-auth) basic: set STATS_USERNAME and STATS_PASSWORD"},
-		{"unknown", map[string]string{"ROUTER_METRICS_AUTH": "token"}, "",
-			`ROUTER_METRICS_AUTH (--metrics-auth) "token": use one of auto, kubernetes, basic, none`},
+		{"all three: DEFAULT_CERTIFICATE", true, true, true, "content.example.com", "WORKDIR/" + defaultCrtFile},
+		{"content and path: DEFAULT_CERTIFICATE", true, true, false, "content.example.com", "WORKDIR/" + defaultCrtFile},
+		{"content and dir: DEFAULT_CERTIFICATE", true, false, true, "content.example.com", "WORKDIR/" + defaultCrtFile},
+		{"path and dir: DEFAULT_CERTIFICATE_PATH", false, true, true, "", pathFile},
+		{"dir alone: DEFAULT_CERTIFICATE_DIR", false, false, true, "dir.example.com", "WORKDIR/" + defaultCrtFile},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := parseEnv(t, c.env)
-			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-					t.Errorf("error %v, want one with %q", err, c.wantErr)
+			r := newTestRenderer(t, func(cfg *dataplane.Config) {
+				if c.content {
+					cfg.DefaultCertificate = string(content.CertPEM) + string(content.KeyPEM)
 				}
-				return
+				if c.path {
+					cfg.DefaultCertificatePath = pathFile
+				}
+				if c.certDir {
+					cfg.DefaultCertificateDir = dir
+				}
+			})
+			out := mustRender(t, r, snapshotOf(nil))
+			f, written := out.Files[defaultCrtFile]
+			if got := commonName(f.Data); written != (c.wantCN != "") || got != c.wantCN {
+				t.Errorf("certs/default.pem written %v with CN %q, want %q", written, got, c.wantCN)
 			}
-			if err != nil || cfg.DataPlane.MetricsAuth != c.want {
-				t.Errorf("MetricsAuth %q, %v; want %q", cfg.DataPlane.MetricsAuth, err, c.want)
-			}
+			assertLines(t, "haproxy.cfg", string(out.Files[configFile].Data), r.cfg.WorkingDir,
+				[]string{"bind 127.0.0.1:20443 ssl crt " + c.wantFile + " accept-proxy",
+					"bind 127.0.0.1:20444 ssl crt " + c.wantFile + " crt-list WORKDIR/conf/crt-list accept-proxy"}, nil)
+			haproxyCheck(t, r, out)
 		})
 	}
-	if got := Defaults().DataPlane.MetricsAuth; got != MetricsAuthKubernetes {
-		t.Errorf("Defaults().DataPlane.MetricsAuth = %q, want %q", got, MetricsAuthKubernetes)
-	}
-}
-
-// parseEnv parses the router settings from env alone, as AddFlags does
-// when no flag is given.
-func parseEnv(t *testing.T, env map[string]string) (Config, error) {
-	t.Helper()
-	fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
-	parse := AddFlags(fs, func(k string) string { return env[k] })
-	if err := fs.Parse(nil); err != nil {
-		t.Fatal(err)
-	}
-	return parse()
 }

@@ -17,6 +17,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/routeshift/routeshift/haproxy/runtime"
+	"github.com/routeshift/routeshift/internal/settings"
+	"github.com/routeshift/routeshift/router"
+	"github.com/routeshift/routeshift/router/routertest"
 )
 
 // BenchmarkWriteOneRouteChange measures what the router does on disk when
@@ -24,30 +29,29 @@ import (
 // atomically (the reload itself is HAProxy's time).
 func BenchmarkWriteOneRouteChange(b *testing.B) {
 	const n = 20000
-	c := newBenchCluster(b, n)
-	s := c.load()
-	d := Defaults().DataPlane
+	c := routertest.NewCluster(b, n)
+	s := loadBench(c)
+	d := settings.Defaults().DataPlane
 	d.WorkingDir = b.TempDir()
 	renderer, err := NewRenderer(d)
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := NewProcess(d, renderer, nil)
 	out, err := renderer.Render(s.Commit(true))
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := p.writeFiles(out); err != nil {
+	if err := runtime.WriteFiles(d.WorkingDir, out); err != nil {
 		b.Fatal(err)
 	}
-	changes := &routeChanges{route: c.routes[n/2]}
+	changes := &routertest.RouteChanges{Route: c.Routes[n/2]}
 	for b.Loop() {
-		s.SetRoute(changes.next())
+		s.SetRoute(changes.Next())
 		out, err := renderer.Render(s.Commit(true))
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := p.writeFiles(out); err != nil {
+		if err := runtime.WriteFiles(d.WorkingDir, out); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -81,10 +85,10 @@ func BenchmarkThroughput(b *testing.B) {
 		keepAlive bool
 	}{{"routing", false}, {"keepalive", true}} {
 		b.Run(variant.name, func(b *testing.B) {
-			var backends []Endpoint
+			var backends []router.Endpoint
 			for i := range 4 {
 				ip, port := benchBackend(b, fmt.Sprint("backend", i), variant.keepAlive)
-				backends = append(backends, Endpoint{IP: ip, Port: port})
+				backends = append(backends, router.Endpoint{IP: ip, Port: port})
 			}
 			small := serveBenchRoutes(b, 10, backends)
 			large := serveBenchRoutes(b, 10000, backends)
@@ -188,13 +192,13 @@ func workerRSS(b *testing.B, workDir string) float64 {
 
 // serveBenchRoutes starts HAProxy serving n routes spread over backends; it
 // stops with the benchmark.
-func serveBenchRoutes(b *testing.B, n int, backends []Endpoint) *benchRoutes {
-	d := Defaults().DataPlane
+func serveBenchRoutes(b *testing.B, n int, backends []router.Endpoint) *benchRoutes {
+	d := settings.Defaults().DataPlane
 	d.WorkingDir = b.TempDir()
 	d.BindAddress = "127.0.0.1"
 	ports := freePorts(b, 4)
 	d.HTTPPort, d.HTTPSPort, d.SNIPort, d.NoSNIPort = ports[0], ports[1], ports[2], ports[3]
-	s := NewStore(AdmissionConfig{AllowLoopbackEndpoints: true})
+	s := router.NewStore(router.AdmissionConfig{AllowLoopbackEndpoints: true})
 	hosts := make([]string, n)
 	for i := range n {
 		ns := fmt.Sprintf("ns%d", i%50)
@@ -205,15 +209,15 @@ func serveBenchRoutes(b *testing.B, n int, backends []Endpoint) *benchRoutes {
 		e := backends[i%len(backends)]
 		s.SetEndpointSlice(sliceFor(ns, r.Name, e.IP, e.Port))
 	}
-	renderer, err := NewRenderer(d)
+	p, err := NewDataPlane(d, DataPlaneOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	feed := &Feed{}
-	p := NewProcess(d, renderer, feed.Subscribe())
+	feed := &router.Feed{}
+	sub := feed.Subscribe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- p.Start(ctx) }()
+	go func() { done <- p.Serve(ctx, sub) }()
 	b.Cleanup(func() { cancel(); <-done })
 	feed.Publish(s.Commit(true))
 	for deadline := time.Now().Add(2 * time.Minute); !p.Ready(); time.Sleep(50 * time.Millisecond) {

@@ -1,13 +1,17 @@
-// Package haproxy is routeshift's router: it turns Routes into a running
-// HAProxy.
+// Package haproxy is routeshift's HAProxy data plane: it serves the
+// snapshots the router (router/) publishes.
 //
-// Data flows one way. Admission (Store, AdmissionConfig) judges every
-// Route against the router's shard, domains, wildcard policy, host claims
-// and certificates, and produces an immutable Snapshot: the admitted
-// routes and the endpoints of every service, plus what changed. The
-// renderer (Renderer) turns a Snapshot into HAProxy configuration files,
-// re-rendering only what changed and telling which endpoint changes can go
-// through HAProxy's runtime API instead of a reload. The process side
-// writes those files, runs HAProxy in master-worker mode and reloads it
-// hitlessly.
+// It owns the working directory's layout (layout.go), the renderer, which
+// turns a snapshot into haproxy.cfg, backend files, lookup maps, the
+// crt-list and certificate files, re-rendering only what changed; the
+// pure backend builder (backend.go); quoting of everything that comes
+// from a route (quote.go); the view model the templates print
+// (viewmodel.go) and the templates themselves (templates/*.tmpl,
+// embedded); the decision between the runtime API and a reload, with its
+// reasons (reload.go); and DataPlane, the router's Consumer, which hands
+// each rendering to the HAProxy process (haproxy/runtime/).
+//
+// It imports the router's snapshot types; the router must not import it.
+// Its settings are haproxy/dataplane's; the settings table
+// (internal/settings) fills them and must not be imported here.
 package haproxy

@@ -8,13 +8,15 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"reflect"
-	"runtime"
+	goruntime "runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"text/template"
+
+	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/runtime"
+	"github.com/routeshift/routeshift/router"
 )
 
 // backendShards is the number of files the backends are spread over, by a
@@ -22,67 +24,11 @@ import (
 // 1/backendShards of them.
 const backendShards = 64
 
-// File is one rendered file.
-type File struct {
-	Data []byte
-	// Mode is 0600 for private keys and anything holding them or the
-	// statistics password, 0644 otherwise.
-	Mode os.FileMode
-}
-
-// ServerUpdate is what the runtime API must set on one server slot.
-type ServerUpdate struct {
-	Backend, Server string
-	Address         string
-	Port            int32
-	Weight          int32
-	Enabled         bool
-	// Checked is whether health checks run on an enabled slot.
-	Checked bool
-	// Add is set for a slot the running HAProxy does not have yet (the
-	// backend grew): the runtime API adds it with Options, what the
-	// backend's default-server line and the server line give the slots
-	// HAProxy loads (it applies no default-server to servers added at
-	// runtime).
-	Add     bool
-	Options string
-	// CookieKey, for an added slot of a backend with sticky cookies, is
-	// the dynamic-cookie-key to set again, so that HAProxy computes the
-	// new server's cookie.
-	CookieKey string
-}
-
-// Output is a complete configuration and how it differs from the previous
-// one.
-type Output struct {
-	// Files are every file of the configuration, by path relative to the
-	// working directory. The map and the byte slices are never modified
-	// after Render returns them.
-	Files map[string]File
-	// Changed are the paths whose content (or mode) differs from the
-	// previous Output (all of them on the first call), sorted.
-	Changed []string
-	// Removed are the paths in the previous Output but not in this one,
-	// sorted.
-	Removed []string
-	// Reload is false when the only differences from the previous Output
-	// are server addresses, ports, weights and enabled/disabled states of
-	// server slots, and slots added at the end of backends: then Servers
-	// carries what the runtime API must set or add, and the changed files
-	// only need to be written (so that the next reload starts from them).
-	Reload bool
-	// Servers are, when Reload is false, every slot whose address, port,
-	// weight, state or health checking changed, sorted by backend and slot.
-	Servers []ServerUpdate
-	// ConfigArgs are the -f arguments for haproxy, relative to the working
-	// directory, in order.
-	ConfigArgs []string
-}
-
 // Renderer turns Snapshots into HAProxy configuration, re-rendering only
 // what changed. It is not safe for concurrent use.
 type Renderer struct {
-	cfg         DataPlaneConfig
+	cfg         dataplane.Config
+	backend     backendDefaults
 	tmpl        *template.Template
 	defaultCert *defaultCertificate
 
@@ -94,18 +40,18 @@ type Renderer struct {
 	byService map[string]map[string]bool // service key -> route keys
 	shards    [backendShards]backendShard
 	keyed     [numMaps]keyedFile
-	files     map[string]File
+	files     map[string]runtime.File
 }
 
 // routeRender is what the last Render made of one route.
 type routeRender struct {
-	route    *Route
-	services []*ServiceEndpoints
+	route    *router.Route
+	services []*router.ServiceEndpoints
 	backend  *BackendData
 	groups   []slotGroup
 	fragment []byte
 	entries  []mapEntry
-	files    map[string]File
+	files    map[string]runtime.File
 }
 
 // backendShard is one conf/backends file: its routes' fragments in route
@@ -117,12 +63,13 @@ type backendShard struct {
 
 // NewRenderer validates cfg (and parses TEMPLATE_FILE if set, trying it
 // on sample data) and returns a renderer.
-func NewRenderer(cfg DataPlaneConfig) (*Renderer, error) {
+func NewRenderer(cfg dataplane.Config) (*Renderer, error) {
 	cfg, err := checkDataPlaneConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	r := &Renderer{cfg: cfg, routes: map[string]*routeRender{}, byService: map[string]map[string]bool{}, files: map[string]File{}}
+	r := &Renderer{cfg: cfg, backend: newBackendDefaults(cfg), routes: map[string]*routeRender{}, byService: map[string]map[string]bool{},
+		files: map[string]runtime.File{}}
 	if r.tmpl, err = loadTemplates(cfg.TemplateFile); err != nil {
 		return nil, err
 	}
@@ -168,7 +115,7 @@ func (r *Renderer) tryTemplates() error {
 // DEFAULT_DESTINATION_CA_PATH are read again at every call.
 // Render does not modify snap. On error nothing of snap is kept: the next
 // call starts from the last successful one.
-func (r *Renderer) Render(snap Snapshot) (*Output, error) {
+func (r *Renderer) Render(snap router.Snapshot) (*runtime.Output, error) {
 	caPEM, err := r.destinationCA()
 	if err != nil {
 		return nil, err
@@ -198,18 +145,18 @@ func (r *Renderer) Render(snap Snapshot) (*Output, error) {
 	if r.cfg.StatsPassword != "" {
 		cfgMode = 0o600
 	}
-	next.set(configFile, File{Data: cfgText.Bytes(), Mode: cfgMode})
+	next.set(configFile, runtime.File{Data: cfgText.Bytes(), Mode: cfgMode})
 	if defaultPEM != nil {
-		next.set(defaultCrtFile, File{Data: defaultPEM, Mode: 0o600})
+		next.set(defaultCrtFile, runtime.File{Data: defaultPEM, Mode: 0o600})
 	}
 	if caPEM != nil {
-		next.set(destCAFile, File{Data: caPEM, Mode: 0o600})
+		next.set(destCAFile, runtime.File{Data: caPEM, Mode: 0o600})
 	} else if _, ok := next.files[destCAFile]; ok {
 		next.delete(destCAFile)
 	}
-	reload, servers := r.apply(updates, removed, next)
+	reasons, servers := r.apply(updates, removed, next)
 	r.rendered, r.version, r.defaultCA = true, snap.Version, defaultCA
-	return r.output(next, reload, servers), nil
+	return r.output(next, reasons, servers), nil
 }
 
 // destinationCA is the content of DEFAULT_DESTINATION_CA_PATH, or nil when
@@ -271,13 +218,13 @@ func (r *Renderer) FilesChanged() bool {
 // paths set or deleted on the way and the backend shards and keyed files
 // to print again.
 type fileEdit struct {
-	files   map[string]File
+	files   map[string]runtime.File
 	touched map[string]bool
 	shards  [backendShards]bool
 	keyed   [numMaps]bool
 }
 
-func (e *fileEdit) set(path string, f File) {
+func (e *fileEdit) set(path string, f runtime.File) {
 	e.files[path] = f
 	e.touched[path] = true
 }
@@ -288,7 +235,7 @@ func (e *fileEdit) delete(path string) {
 }
 
 // dirtyRoutes are the keys of routes to look at again.
-func (r *Renderer) dirtyRoutes(snap Snapshot, full bool) map[string]bool {
+func (r *Renderer) dirtyRoutes(snap router.Snapshot, full bool) map[string]bool {
 	dirty := map[string]bool{}
 	if full {
 		for k := range snap.Routes.All() {
@@ -313,7 +260,7 @@ func (r *Renderer) dirtyRoutes(snap Snapshot, full bool) map[string]bool {
 // renderRoutes renders the dirty routes that are served and lists those
 // that are gone. force re-renders routes even when neither they nor their
 // services changed.
-func (r *Renderer) renderRoutes(snap Snapshot, dirty map[string]bool, defaultCA string, force bool) (map[string]*routeRender, []string, error) {
+func (r *Renderer) renderRoutes(snap router.Snapshot, dirty map[string]bool, defaultCA string, force bool) (map[string]*routeRender, []string, error) {
 	var todo []backendInput
 	var removed []string
 	for k := range dirty {
@@ -325,7 +272,7 @@ func (r *Renderer) renderRoutes(snap Snapshot, dirty map[string]bool, defaultCA 
 			}
 			continue
 		}
-		in := backendInput{key: k, route: rt, services: make([]*ServiceEndpoints, len(rt.Backends)), defaultCA: defaultCA}
+		in := backendInput{key: k, route: rt, services: make([]*router.ServiceEndpoints, len(rt.Backends)), defaultCA: defaultCA}
 		for i, b := range rt.Backends {
 			in.services[i], _ = snap.Services.Get(b.Service.Namespace + "/" + b.Service.Name)
 		}
@@ -347,7 +294,7 @@ func (r *Renderer) renderRoutes(snap Snapshot, dirty map[string]bool, defaultCA 
 			out[i], errs[i] = r.renderRoute(todo[i], &buf)
 		}
 	}
-	if workers := runtime.GOMAXPROCS(0); len(todo) >= 256 && workers > 1 {
+	if workers := goruntime.GOMAXPROCS(0); len(todo) >= 256 && workers > 1 {
 		var wg sync.WaitGroup
 		per := (len(todo) + workers - 1) / workers
 		for lo := 0; lo < len(todo); lo += per {
@@ -370,7 +317,7 @@ func (r *Renderer) renderRoutes(snap Snapshot, dirty map[string]bool, defaultCA 
 // renderRoute builds one route's backend and executes the backend
 // template on it.
 func (r *Renderer) renderRoute(in backendInput, buf *bytes.Buffer) (*routeRender, error) {
-	b := r.buildBackend(in)
+	b := buildBackend(&r.backend, in)
 	buf.Reset()
 	if err := r.tmpl.ExecuteTemplate(buf, backendTemplate, b.data); err != nil {
 		return nil, fmt.Errorf("route %s: template %q: %w", in.key, backendTemplate, err)
@@ -389,19 +336,23 @@ func (r *Renderer) renderRoute(in backendInput, buf *bytes.Buffer) (*routeRender
 }
 
 // apply makes the rendered routes current, writing the files into next,
-// and decides whether HAProxy must reload.
-func (r *Renderer) apply(updates map[string]*routeRender, removed []string, next *fileEdit) (bool, []ServerUpdate) {
-	reload := len(r.files) == 0 || len(removed) > 0
-	var servers []ServerUpdate
+// and decides whether HAProxy must reload: it returns the reasons, or the
+// server updates the runtime API applies instead.
+func (r *Renderer) apply(updates map[string]*routeRender, removed []string, next *fileEdit) ([]runtime.Reason, []runtime.ServerUpdate) {
+	first := len(r.files) == 0
+	var backends []runtime.Reason
+	var servers []runtime.ServerUpdate
 	for _, k := range removed {
+		if !first {
+			backends = append(backends, runtime.Reason{Kind: ReasonBackendRemoved, Subject: "backend " + r.routes[k].backend.Name})
+		}
 		r.retire(k, next)
 	}
 	for k, rr := range updates {
 		prev := r.routes[k]
-		if prev == nil || !sameShape(prev.backend, rr.backend, r.cfg.TemplateFile == "") {
-			reload = true
-		} else {
-			servers = append(servers, serverChanges(prev.backend, rr.backend)...)
+		if !first {
+			why, ups := r.change(prev, rr)
+			backends, servers = append(backends, why...), append(servers, ups...)
 		}
 		if prev != nil {
 			r.retire(k, next)
@@ -409,13 +360,32 @@ func (r *Renderer) apply(updates map[string]*routeRender, removed []string, next
 		r.adopt(k, rr, next)
 	}
 	r.printTouched(next)
-	if reload || r.changedBeyondServers(next) {
-		return true, nil
+	if first {
+		return []runtime.Reason{{Kind: ReasonFirstConfiguration}}, nil
 	}
-	slices.SortFunc(servers, func(a, b ServerUpdate) int {
+	if reasons := r.reloadReasons(backends, next); len(reasons) > 0 {
+		return reasons, nil
+	}
+	slices.SortFunc(servers, func(a, b runtime.ServerUpdate) int {
 		return cmp.Or(strings.Compare(a.Backend, b.Backend), compareSlot(a.Server, b.Server))
 	})
-	return false, servers
+	return nil, servers
+}
+
+// change is what it takes to go from a route's rendering prev (nil for a
+// new route) to rr: the reasons for a reload, or the server updates.
+func (r *Renderer) change(prev, rr *routeRender) ([]runtime.Reason, []runtime.ServerUpdate) {
+	switch {
+	case prev == nil:
+		return []runtime.Reason{{Kind: ReasonBackendAdded, Subject: "backend " + rr.backend.Name}}, nil
+	case prev.backend.Name != rr.backend.Name: // another termination
+		return []runtime.Reason{{Kind: ReasonBackendRemoved, Subject: "backend " + prev.backend.Name},
+			{Kind: ReasonBackendAdded, Subject: "backend " + rr.backend.Name}}, nil
+	}
+	if why := backendReasons(prev.backend, rr.backend, r.cfg.TemplateFile == ""); len(why) > 0 {
+		return why, nil
+	}
+	return nil, serverChanges(prev.backend, rr.backend)
 }
 
 // adopt makes rr the rendering of route k: its map entries, files,
@@ -476,27 +446,15 @@ func (r *Renderer) retire(k string, next *fileEdit) {
 func (r *Renderer) printTouched(next *fileEdit) {
 	for i := range r.shards {
 		if p := shardFile(i); next.shards[i] || next.files[p].Data == nil {
-			next.set(p, File{Data: r.shards[i].join(), Mode: 0o644})
+			next.set(p, runtime.File{Data: r.shards[i].join(), Mode: 0o644})
 		}
 	}
 	for m := range r.keyed {
 		if p := mapFiles[m]; next.keyed[m] || next.files[p].Data == nil {
 			r.keyed[m].print()
-			next.set(p, File{Data: r.keyed[m].data, Mode: 0o644})
+			next.set(p, runtime.File{Data: r.keyed[m].data, Mode: 0o644})
 		}
 	}
-}
-
-// changedBeyondServers reports whether a file other than the backend
-// shards differs; the shards' differences beyond server slots the routes'
-// shapes have told.
-func (r *Renderer) changedBeyondServers(next *fileEdit) bool {
-	for path := range next.touched {
-		if !strings.HasPrefix(path, backendsDir+"/") && r.differs(next, path) {
-			return true
-		}
-	}
-	return false
 }
 
 // differs reports whether path differs in next from the current files.
@@ -507,8 +465,8 @@ func (r *Renderer) differs(next *fileEdit, path string) bool {
 }
 
 // output lists what changed and makes next current.
-func (r *Renderer) output(next *fileEdit, reload bool, servers []ServerUpdate) *Output {
-	out := &Output{Files: next.files, Reload: reload, Servers: servers, ConfigArgs: []string{configFile, backendsDir}}
+func (r *Renderer) output(next *fileEdit, reasons []runtime.Reason, servers []runtime.ServerUpdate) *runtime.Output {
+	out := &runtime.Output{Files: next.files, Reasons: reasons, Servers: servers, ConfigArgs: configArgs, Unchecked: r.Unchecked}
 	for path := range next.touched {
 		if !r.differs(next, path) {
 			continue
@@ -542,84 +500,8 @@ func (r *Renderer) Unchecked() []string {
 	return out
 }
 
-// sameShape reports whether two renderings of a backend differ at most in
-// their slots' addresses, ports, weights and states, their services'
-// weights (which reach HAProxy as server weights), and (when canAdd) in
-// slots b adds at the end. Servers are added only with the built-in
-// template, whose server options serverOptions knows.
-func sameShape(a, b *BackendData, canAdd bool) bool {
-	if len(b.Servers) < len(a.Servers) || len(b.Servers) > len(a.Servers) && !canAdd {
-		return false
-	}
-	for i := range a.Servers {
-		if a.Servers[i].Name != b.Servers[i].Name || a.Servers[i].VerifyHost != b.Servers[i].VerifyHost {
-			return false
-		}
-	}
-	if len(a.Services) != len(b.Services) {
-		return false
-	}
-	for i := range a.Services {
-		if a.Services[i].Namespace != b.Services[i].Namespace || a.Services[i].Name != b.Services[i].Name {
-			return false
-		}
-	}
-	ac, bc := *a, *b
-	ac.Servers, bc.Servers, ac.Services, bc.Services = nil, nil, nil, nil
-	return reflect.DeepEqual(ac, bc)
-}
-
-// serverChanges lists the slots of b that differ from a or that a lacks
-// (same shape).
-func serverChanges(a, b *BackendData) []ServerUpdate {
-	var out []ServerUpdate
-	for i, s := range b.Servers {
-		if i >= len(a.Servers) {
-			u := ServerUpdate{Backend: b.Name, Server: s.Name, Address: s.Address, Port: s.Port, Weight: s.Weight,
-				Enabled: s.Enabled, Checked: s.Checked, Add: true, Options: serverOptions(b.ServerDefaults, s)}
-			if b.Cookie != nil {
-				u.CookieKey = dynamicCookieKey
-			}
-			out = append(out, u)
-			continue
-		}
-		o := a.Servers[i]
-		if o.Endpoint != s.Endpoint || o.Weight != s.Weight || o.Enabled != s.Enabled || o.Checked != s.Checked {
-			out = append(out, ServerUpdate{Backend: b.Name, Server: s.Name, Address: s.Address, Port: s.Port, Weight: s.Weight,
-				Enabled: s.Enabled, Checked: s.Checked})
-		}
-	}
-	return out
-}
-
-// serverOptions are the options the built-in template gives slot s
-// through the default-server and server lines, but its address and weight.
-func serverOptions(d *ServerDefaults, s ServerData) string {
-	var opts []string
-	if d != nil {
-		if d.CheckInterval != "" {
-			opts = append(opts, "check", "inter", d.CheckInterval)
-		}
-		if d.MaxConn > 0 {
-			opts = append(opts, "maxconn", strconv.Itoa(int(d.MaxConn)))
-		}
-		if d.SSL != nil {
-			opts = append(opts, "ssl", "verify", d.SSL.Verify)
-			if d.SSL.CAFile != "" {
-				opts = append(opts, "ca-file", d.SSL.CAFile)
-			}
-		}
-	}
-	if s.VerifyHost != "" {
-		opts = append(opts, "verifyhost", s.VerifyHost)
-	}
-	return strings.Join(opts, " ")
-}
-
 // shardOf64 is the backend shard of a route.
 func shardOf64(routeKey string) int { return int(fnv32a(routeKey) % backendShards) }
-
-func shardFile(i int) string { return fmt.Sprintf("%s/%03d.cfg", backendsDir, i) }
 
 func (s *backendShard) join() []byte {
 	size := 0

@@ -8,9 +8,13 @@ import (
 	"time"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/routeshift/routeshift/haproxy/runtime"
+	"github.com/routeshift/routeshift/router"
+	"github.com/routeshift/routeshift/router/routertest"
 )
 
-// BenchmarkRender measures the renderer on the mix (newBenchCluster:
+// BenchmarkRender measures the renderer on the mix (routertest.NewCluster:
 // per 10 routes 4 plain, 3 edge with the default certificate, 1 edge with
 // its own, 1 reencrypt, 1 passthrough; 50 namespaces; 2 endpoints each):
 // a full render of 10,000 routes, with the configuration's size per route;
@@ -19,8 +23,8 @@ import (
 func BenchmarkRender(b *testing.B) {
 	b.Run("full-10000", func(b *testing.B) {
 		const n = 10000
-		snap := newBenchCluster(b, n).load().Commit(true)
-		var out *Output
+		snap := loadBench(routertest.NewCluster(b, n)).Commit(true)
+		var out *runtime.Output
 		for b.Loop() {
 			r := newTestRenderer(b)
 			out = mustRender(b, r, snap)
@@ -28,26 +32,26 @@ func BenchmarkRender(b *testing.B) {
 		b.ReportMetric(float64(confBytes(out))/n, "conf-B/route")
 	})
 	const n = 20000
-	c := newBenchCluster(b, n)
-	s := c.load()
+	c := routertest.NewCluster(b, n)
+	s := loadBench(c)
 	snap := s.Commit(true)
 	r := newTestRenderer(b)
 	mustRender(b, r, snap)
 	// -count runs each sub-benchmark again on the same store and renderer,
 	// so the objects and counters carry on from one run to the next: each
 	// iteration must really change something.
-	changes := &routeChanges{route: c.routes[n/2+7]} // an edge route with its own certificate
-	es := c.slices[n/3]
+	changes := &routertest.RouteChanges{Route: c.Routes[n/2+7]} // an edge route with its own certificate
+	es := c.Slices[n/3]
 	i := 0
 	b.Run("one-route-changed-20000", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
-			s.SetRoute(changes.next())
+			s.SetRoute(changes.Next())
 			snap = s.Commit(true)
 			b.StartTimer()
 			out := mustRender(b, r, snap)
-			if !out.Reload || len(out.Changed) == 0 || len(out.Changed) > 5 {
-				b.Fatalf("reload %v, changed %v", out.Reload, out.Changed)
+			if !out.Reload() || len(out.Changed) == 0 || len(out.Changed) > 5 {
+				b.Fatalf("reload %v, changed %v", out.Reload(), out.Changed)
 			}
 		}
 	})
@@ -61,15 +65,15 @@ func BenchmarkRender(b *testing.B) {
 			snap = s.Commit(true)
 			b.StartTimer()
 			out := mustRender(b, r, snap)
-			if out.Reload || len(out.Servers) != 1 {
-				b.Fatalf("reload %v, servers %v", out.Reload, out.Servers)
+			if out.Reload() || len(out.Servers) != 1 {
+				b.Fatalf("reload %v, servers %v", out.Reload(), out.Servers)
 			}
 		}
 	})
 }
 
 // confBytes is the size of everything under conf/.
-func confBytes(out *Output) int {
+func confBytes(out *runtime.Output) int {
 	total := 0
 	for path, f := range out.Files {
 		if strings.HasPrefix(path, "conf/") {
@@ -87,7 +91,7 @@ func TestRenderConfigSizePerRoute(t *testing.T) {
 		t.Skip("renders 2,000 routes")
 	}
 	const n = 2000
-	snap := newBenchCluster(t, n).load().Commit(true)
+	snap := loadBench(routertest.NewCluster(t, n)).Commit(true)
 	start := time.Now()
 	out := mustRender(t, newTestRenderer(t), snap)
 	perRoute := confBytes(out) / n
@@ -95,4 +99,11 @@ func TestRenderConfigSizePerRoute(t *testing.T) {
 	if perRoute > 600 {
 		t.Errorf("%d bytes of configuration per route, want at most 600", perRoute)
 	}
+}
+
+// loadBench puts c into a store with certificate checks on.
+func loadBench(c routertest.Cluster) *router.Store {
+	s := router.NewStore(router.AdmissionConfig{ExtendedValidation: true})
+	c.LoadInto(s)
+	return s
 }

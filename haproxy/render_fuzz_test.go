@@ -14,8 +14,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/fixtures"
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/router"
 )
 
 // haproxyEvery is how often FuzzRender runs haproxy -c while fuzzing
@@ -89,7 +91,7 @@ func fuzzRoute(in fuzzInput) *routecore.Route {
 	return r
 }
 
-// FuzzRender: any route routecore admits, served through the Store,
+// FuzzRender: any route routecore admits, served through the router's Store,
 // renders to a configuration whose every line keeps route data within its
 // quoting, with maps of "key value" lines only, and which HAProxy accepts.
 func FuzzRender(f *testing.F) {
@@ -120,7 +122,7 @@ func FuzzRender(f *testing.F) {
 		if len(routecore.ValidateRoute(route, routecore.ValidateOptions{})) > 0 {
 			return
 		}
-		store := NewStore(AdmissionConfig{ExtendedValidation: true, AllowWildcardRoutes: true})
+		store := router.NewStore(router.AdmissionConfig{ExtendedValidation: true, AllowWildcardRoutes: true})
 		store.SetRoute(route)
 		ready, port, tcp := true, int32(8080), corev1.ProtocolTCP
 		store.SetEndpointSlice(&discoveryv1.EndpointSlice{
@@ -175,7 +177,7 @@ var (
 // starts with a keyword of its section, header actions decode back to
 // exactly the route's names and values, and every map line is one key
 // and one backend name.
-func checkRenderedQuoting(t *testing.T, out *Output, rt *Route) {
+func checkRenderedQuoting(t *testing.T, out *runtime.Output, rt *router.Route) {
 	t.Helper()
 	var actions, rewrites [][]string
 	unserved := "" // why the route's backend is "# not served" (fail closed, no rules), if it is

@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/router"
 )
 
 // goldenRoutes is one route of each kind, each with its own service.
-func goldenRoutes(t *testing.T) ([]*Route, []*ServiceEndpoints) {
-	routes := []*Route{
+func goldenRoutes(t *testing.T) ([]*router.Route, []*router.ServiceEndpoints) {
+	routes := []*router.Route{
 		served("ns", "plain", "www.example.com"),
 		served("ns", "path", "www.example.com", atPath("/test")),
 		served("ns", "exact", "www.example.com", atExactPath("/exact")),
@@ -20,7 +22,7 @@ func goldenRoutes(t *testing.T) ([]*Route, []*ServiceEndpoints) {
 		served("ns", "pass", "pass.example.com", tlsRoute(routecore.TLSTerminationPassthrough, routecore.InsecureEdgeTerminationPolicyRedirect)),
 		served("ns", "wild", "wildcard.apps.example.com", wildcardRoute),
 	}
-	services := []*ServiceEndpoints{
+	services := []*router.ServiceEndpoints{
 		eps("ns", "plain", "10.0.0.1", "10.0.0.2"), eps("ns", "path", "10.0.1.1"), eps("ns", "exact", "10.0.7.1"),
 		eps("ns", "edge", "10.0.2.1"), eps("ns", "edge-cert", "10.0.3.1"), eps("ns", "reencrypt", "10.0.4.1"),
 		eps("ns", "pass", "10.0.5.1", "10.0.5.2"), eps("ns", "wild", "10.0.6.1"),
@@ -124,7 +126,7 @@ func TestRenderGoldenMaps(t *testing.T) {
 
 // fileLines are the sorted lines of a rendered file, with the working
 // directory written WORKDIR.
-func fileLines(out *Output, file, workDir string) []string {
+func fileLines(out *runtime.Output, file, workDir string) []string {
 	text := strings.ReplaceAll(string(out.Files[file].Data), workDir, "WORKDIR")
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	if text == "" {

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/router"
 )
 
 // everyAnnotation sets every per-route setting.
@@ -22,7 +24,7 @@ func everyAnnotation(term routecore.TLSTerminationType, allowlist int) routecore
 	return o
 }
 
-func headerActions(r *Route) {
+func headerActions(r *router.Route) {
 	set := func(name, value string) routecore.RouteHTTPHeader {
 		return routecore.RouteHTTPHeader{Name: name, Action: routecore.RouteHTTPHeaderActionUnion{Type: routecore.Set, Set: &routecore.RouteSetHTTPHeader{Value: value}}}
 	}
@@ -40,22 +42,22 @@ func headerActions(r *Route) {
 // every route kind with every annotation, with every router setting on.
 func TestRenderHAProxyAcceptsEverything(t *testing.T) {
 	caFile := filepath.Join(t.TempDir(), "service-ca.crt")
-	probe := &Route{TLS: &routecore.TLSConfig{}}
+	probe := &router.Route{TLS: &routecore.TLSConfig{}}
 	destCA(t)(probe)
 	if err := os.WriteFile(caFile, []byte(probe.TLS.DestinationCACertificate), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := newTestRenderer(t, func(c *DataPlaneConfig) {
+	r := newTestRenderer(t, func(c *dataplane.Config) {
 		c.Threads, c.Ciphers, c.StrictSNI, c.UseProxyProtocol = 2, "old", true, true
 		c.EnableCompression, c.SyslogAddress, c.SyslogFormat = true, "127.0.0.1:514", "%ci:%cp [%tr] %ft %b/%s %ST %B %{+Q}r"
 		c.StatsPort, c.StatsUsername, c.StatsPassword = 11936, "admin", "secret"
 		c.DefaultDestinationCAPath, c.CookieName, c.BindAddress = caFile, "router_cookie", "127.0.0.1"
 	})
-	all := func(term routecore.TLSTerminationType, allowlist int) func(*Route) {
+	all := func(term routecore.TLSTerminationType, allowlist int) func(*router.Route) {
 		return withOverrides(everyAnnotation(term, allowlist))
 	}
 	cert := ownCert(t)
-	routes := []*Route{
+	routes := []*router.Route{
 		served("ns", "plain", "www.example.com", all("", 3), headerActions),
 		served("ns", "path", "www.example.com", atPath("/api"), withOverrides(routecore.Overrides{DisableCookies: true})),
 		served("ns", "exact", "www.example.com", atExactPath("/exact")),
@@ -69,7 +71,7 @@ func TestRenderHAProxyAcceptsEverything(t *testing.T) {
 			all(routecore.TLSTerminationPassthrough, 70)),
 		served("ns", "pass-wild", "wildcard.tcp.example.com", wildcardRoute, passthrough,
 			withBackends(svcWeight("ns", "pass-wild", 1), svcWeight("ns", "off", 0))),
-		served("ns", "unserved", "bad.example.com", reencrypt, func(r *Route) { r.TLS.DestinationCACertificate = "junk" }),
+		served("ns", "unserved", "bad.example.com", reencrypt, func(r *router.Route) { r.TLS.DestinationCACertificate = "junk" }),
 	}
 	var big []string
 	for i := range 9 {

@@ -12,25 +12,29 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/fixtures"
+	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/router"
 )
 
-// Tiny constructors for render tests: routes and endpoints as the Store
+// Tiny constructors for render tests: routes and endpoints as the router's Store
 // would serve them, and snapshots built with the PMap API.
 
 var renderEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // testDataPlane is the default data plane in dir, on unprivileged ports.
-func testDataPlane(dir string) DataPlaneConfig {
-	cfg := Defaults().DataPlane
+func testDataPlane(dir string) dataplane.Config {
+	cfg := settings.Defaults().DataPlane
 	cfg.WorkingDir = dir
 	cfg.HTTPPort, cfg.HTTPSPort, cfg.SNIPort, cfg.NoSNIPort = 18080, 18443, 20444, 20443
 	return cfg
 }
 
 // newTestRenderer renders into a temporary working directory.
-func newTestRenderer(t testing.TB, mods ...func(*DataPlaneConfig)) *Renderer {
+func newTestRenderer(t testing.TB, mods ...func(*dataplane.Config)) *Renderer {
 	t.Helper()
 	cfg := testDataPlane(renderWorkDir(t))
 	for _, m := range mods {
@@ -57,71 +61,77 @@ func renderWorkDir(t testing.TB) string {
 
 // served is an admitted plain-HTTP route to service NAME with weight 100,
 // created age seconds after the epoch.
-func served(ns, name, host string, mods ...func(*Route)) *Route {
-	r := &Route{Namespace: ns, Name: name, UID: types.UID("uid-" + ns + "-" + name), Created: renderEpoch, Host: host,
-		Backends: []Backend{{Service: types.NamespacedName{Namespace: ns, Name: name}, Weight: 100}}}
+func served(ns, name, host string, mods ...func(*router.Route)) *router.Route {
+	r := &router.Route{Namespace: ns, Name: name, UID: types.UID("uid-" + ns + "-" + name), Created: renderEpoch, Host: host,
+		Backends: []router.Backend{{Service: types.NamespacedName{Namespace: ns, Name: name}, Weight: 100}}}
 	for _, m := range mods {
 		m(r)
 	}
 	return r
 }
 
-func atPath(p string) func(*Route) { return func(r *Route) { r.Path = p } }
+func atPath(p string) func(*router.Route) { return func(r *router.Route) { r.Path = p } }
 
-func atExactPath(p string) func(*Route) {
-	return func(r *Route) { r.Path, r.ExactPath = p, true }
+func atExactPath(p string) func(*router.Route) {
+	return func(r *router.Route) { r.Path, r.ExactPath = p, true }
 }
 
-func wildcardRoute(r *Route) { r.Wildcard = true }
+func wildcardRoute(r *router.Route) { r.Wildcard = true }
 
-func tlsRoute(term routecore.TLSTerminationType, policy routecore.InsecureEdgeTerminationPolicyType) func(*Route) {
-	return func(r *Route) { r.TLS = &routecore.TLSConfig{Termination: term, InsecureEdgeTerminationPolicy: policy} }
+func tlsRoute(term routecore.TLSTerminationType, policy routecore.InsecureEdgeTerminationPolicyType) func(*router.Route) {
+	return func(r *router.Route) {
+		r.TLS = &routecore.TLSConfig{Termination: term, InsecureEdgeTerminationPolicy: policy}
+	}
 }
 
-func withOverrides(o routecore.Overrides) func(*Route) { return func(r *Route) { r.Overrides = o } }
-
-func createdAt(seconds int) func(*Route) {
-	return func(r *Route) { r.Created = renderEpoch.Add(time.Duration(seconds) * time.Second) }
+func withOverrides(o routecore.Overrides) func(*router.Route) {
+	return func(r *router.Route) { r.Overrides = o }
 }
 
-func withBackends(b ...Backend) func(*Route) { return func(r *Route) { r.Backends = b } }
+func createdAt(seconds int) func(*router.Route) {
+	return func(r *router.Route) { r.Created = renderEpoch.Add(time.Duration(seconds) * time.Second) }
+}
 
-func svcWeight(ns, name string, w int32) Backend {
-	return Backend{Service: types.NamespacedName{Namespace: ns, Name: name}, Weight: w}
+func withBackends(b ...router.Backend) func(*router.Route) {
+	return func(r *router.Route) { r.Backends = b }
+}
+
+func svcWeight(ns, name string, w int32) router.Backend {
+	return router.Backend{Service: types.NamespacedName{Namespace: ns, Name: name}, Weight: w}
 }
 
 // ownCert gives an edge or reencrypt route the test PKI's leaf.
-func ownCert(t testing.TB) func(*Route) {
+func ownCert(t testing.TB) func(*router.Route) {
 	p, err := fixtures.Certificates()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(r *Route) {
+	return func(r *router.Route) {
 		r.TLS.Certificate, r.TLS.Key, r.TLS.CACertificate = string(p.Leaf.CertPEM), string(p.Leaf.KeyPEM), string(p.CA.CertPEM)
 	}
 }
 
 // destCA gives a reencrypt route the test PKI's CA as destination CA.
-func destCA(t testing.TB) func(*Route) {
+func destCA(t testing.TB) func(*router.Route) {
 	p, err := fixtures.Certificates()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(r *Route) { r.TLS.DestinationCACertificate = string(p.CA.CertPEM) }
+	return func(r *router.Route) { r.TLS.DestinationCACertificate = string(p.CA.CertPEM) }
 }
 
 // eps are ready endpoints of service ns/name on port 8080.
-func eps(ns, name string, ips ...string) *ServiceEndpoints {
-	s := &ServiceEndpoints{Service: types.NamespacedName{Namespace: ns, Name: name}}
+func eps(ns, name string, ips ...string) *router.ServiceEndpoints {
+	s := &router.ServiceEndpoints{Service: types.NamespacedName{Namespace: ns, Name: name}}
 	for _, ip := range ips {
-		s.Endpoints = append(s.Endpoints, Endpoint{IP: ip, Port: 8080, PortName: "http"})
+		s.Endpoints = append(s.Endpoints, router.Endpoint{IP: ip, Port: 8080, PortName: "http"})
 	}
 	return s
 }
 
 // snapshotOf is a first snapshot of routes and services.
-func snapshotOf(routes []*Route, services ...*ServiceEndpoints) Snapshot {
-	var snap Snapshot
+func snapshotOf(routes []*router.Route, services ...*router.ServiceEndpoints) router.Snapshot {
+	var snap router.Snapshot
 	snap.Version, snap.Synced = 1, true
 	re, se := snap.Routes.Edit(), snap.Services.Edit()
 	for _, r := range routes {
@@ -136,10 +146,10 @@ func snapshotOf(routes []*Route, services ...*ServiceEndpoints) Snapshot {
 
 // nextSnapshot is prev with routes and services set (or, for keys mapped
 // to nil, deleted), with Changed naming them.
-func nextSnapshot(prev Snapshot, routes map[string]*Route, services map[string]*ServiceEndpoints) Snapshot {
+func nextSnapshot(prev router.Snapshot, routes map[string]*router.Route, services map[string]*router.ServiceEndpoints) router.Snapshot {
 	next := prev
 	next.Version++
-	next.Changed = Changes{Routes: map[string]bool{}, Services: map[string]bool{}}
+	next.Changed = router.Changes{Routes: map[string]bool{}, Services: map[string]bool{}}
 	re, se := prev.Routes.Edit(), prev.Services.Edit()
 	for k, r := range routes {
 		if r == nil {
@@ -162,7 +172,7 @@ func nextSnapshot(prev Snapshot, routes map[string]*Route, services map[string]*
 }
 
 // render renders snap, failing the test on error.
-func mustRender(t testing.TB, r *Renderer, snap Snapshot) *Output {
+func mustRender(t testing.TB, r *Renderer, snap router.Snapshot) *runtime.Output {
 	t.Helper()
 	out, err := r.Render(snap)
 	if err != nil {
@@ -172,7 +182,7 @@ func mustRender(t testing.TB, r *Renderer, snap Snapshot) *Output {
 }
 
 // backendText is the rendered backend of one route.
-func backendText(t testing.TB, out *Output, name string) string {
+func backendText(t testing.TB, out *runtime.Output, name string) string {
 	t.Helper()
 	for path, f := range out.Files {
 		if !strings.HasPrefix(path, backendsDir+"/") {
@@ -192,7 +202,7 @@ func backendText(t testing.TB, out *Output, name string) string {
 }
 
 // writeOutput writes every file of out under its working directory.
-func writeOutput(t testing.TB, dir string, out *Output) {
+func writeOutput(t testing.TB, dir string, out *runtime.Output) {
 	t.Helper()
 	for rel, f := range out.Files {
 		p := filepath.Join(dir, rel)
@@ -213,7 +223,7 @@ var haproxyLookup = sync.OnceValues(func() (string, error) { return exec.LookPat
 // haproxyCheck runs haproxy -c on out written to r's working directory.
 // Without HAProxy the test is skipped, except in CI (CI=true), where it
 // fails.
-func haproxyCheck(t testing.TB, r *Renderer, out *Output) {
+func haproxyCheck(t testing.TB, r *Renderer, out *runtime.Output) {
 	t.Helper()
 	bin, err := haproxyLookup()
 	if err != nil {

@@ -12,19 +12,22 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/fixtures"
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/router"
 )
 
 // incrementalSnapshot is n routes of the benchmark's mix (plain, edge with
 // the default certificate, edge with its own, reencrypt, passthrough),
 // each with its own service of two endpoints.
-func incrementalSnapshot(t *testing.T, n int) Snapshot {
-	var routes []*Route
-	var services []*ServiceEndpoints
+func incrementalSnapshot(t *testing.T, n int) router.Snapshot {
+	var routes []*router.Route
+	var services []*router.ServiceEndpoints
 	for i := range n {
 		ns, name := fmt.Sprintf("ns%d", i%50), fmt.Sprintf("r%d", i)
-		var mods []func(*Route)
+		var mods []func(*router.Route)
 		switch i % 10 {
 		case 4, 5, 6:
 			mods = append(mods, edgeRedirect)
@@ -45,8 +48,8 @@ func TestRenderIncrementalRouteChange(t *testing.T) {
 	r := newTestRenderer(t)
 	snap := incrementalSnapshot(t, 1000)
 	first := mustRender(t, r, snap)
-	if !first.Reload || len(first.Changed) != len(first.Files) || len(first.Removed) != 0 {
-		t.Fatalf("first render: reload %v, %d changed of %d files, removed %v", first.Reload, len(first.Changed), len(first.Files), first.Removed)
+	if !first.Reload() || len(first.Changed) != len(first.Files) || len(first.Removed) != 0 {
+		t.Fatalf("first render: reload %v, %d changed of %d files, removed %v", first.Reload(), len(first.Changed), len(first.Files), first.Removed)
 	}
 
 	// Route ns7/r507 (edge, own certificate, redirect) gets a path, a
@@ -61,13 +64,13 @@ func TestRenderIncrementalRouteChange(t *testing.T) {
 	tls.Certificate, tls.Key = string(p.Other.CertPEM), string(p.Other.KeyPEM)
 	changed.TLS, changed.Path = &tls, "/v1"
 	changed.Overrides.Timeout = time.Minute
-	snap = nextSnapshot(snap, map[string]*Route{"ns7/r507": &changed}, nil)
+	snap = nextSnapshot(snap, map[string]*router.Route{"ns7/r507": &changed}, nil)
 	out := mustRender(t, r, snap)
 	want := []string{"certs/ns7_r507.pem", shardFile(shardOf64("ns7/r507")),
 		mapFiles[httpExact], mapFiles[httpPrefix], mapFiles[httpsExact], mapFiles[httpsPrefix]}
 	slices.Sort(want)
-	if !slices.Equal(out.Changed, want) || !out.Reload || len(out.Removed) != 0 || out.Servers != nil {
-		t.Errorf("changed %v, want %v; reload %v, removed %v, servers %v", out.Changed, want, out.Reload, out.Removed, out.Servers)
+	if !slices.Equal(out.Changed, want) || !out.Reload() || len(out.Removed) != 0 || out.Servers != nil {
+		t.Errorf("changed %v, want %v; reload %v, removed %v, servers %v", out.Changed, want, out.Reload(), out.Removed, out.Servers)
 	}
 	if len(out.Files) != len(first.Files) {
 		t.Errorf("%d files, want %d", len(out.Files), len(first.Files))
@@ -79,10 +82,10 @@ func TestRenderIncrementalRouteChange(t *testing.T) {
 	}
 
 	// The route goes.
-	snap = nextSnapshot(snap, map[string]*Route{"ns7/r507": nil}, nil)
+	snap = nextSnapshot(snap, map[string]*router.Route{"ns7/r507": nil}, nil)
 	out = mustRender(t, r, snap)
-	if !slices.Equal(out.Removed, []string{"certs/ns7_r507.pem"}) || !out.Reload {
-		t.Errorf("removed %v, reload %v", out.Removed, out.Reload)
+	if !slices.Equal(out.Removed, []string{"certs/ns7_r507.pem"}) || !out.Reload() {
+		t.Errorf("removed %v, reload %v", out.Removed, out.Reload())
 	}
 	if want := []string{mapFiles[httpExact], mapFiles[httpPrefix], mapFiles[httpsExact], mapFiles[httpsPrefix], shardFile(shardOf64("ns7/r507")), crtListFile}; !sameSet(out.Changed, want) {
 		t.Errorf("changed %v, want %v", out.Changed, want)
@@ -91,10 +94,10 @@ func TestRenderIncrementalRouteChange(t *testing.T) {
 	// A change of the route that changes nothing rendered.
 	plain, _ := snap.Routes.Get("ns0/r0")
 	same := *plain
-	same.Backends = []Backend{{Service: plain.Backends[0].Service, Weight: 42}}
-	out = mustRender(t, r, nextSnapshot(snap, map[string]*Route{"ns0/r0": &same}, nil))
-	if len(out.Changed) != 0 || out.Reload {
-		t.Errorf("nothing rendered changed: changed %v, reload %v", out.Changed, out.Reload)
+	same.Backends = []router.Backend{{Service: plain.Backends[0].Service, Weight: 42}}
+	out = mustRender(t, r, nextSnapshot(snap, map[string]*router.Route{"ns0/r0": &same}, nil))
+	if len(out.Changed) != 0 || out.Reload() {
+		t.Errorf("nothing rendered changed: changed %v, reload %v", out.Changed, out.Reload())
 	}
 }
 
@@ -114,24 +117,24 @@ func TestRenderIncrementalEndpoints(t *testing.T) {
 		name    string
 		ips     []string
 		reload  bool
-		servers []ServerUpdate
+		servers []runtime.ServerUpdate
 	}{
 		{"an endpoint replaced", []string{"10.0.3.1", "10.7.7.7"}, false,
-			[]ServerUpdate{{Backend: "be_http:ns3:r3", Server: "s1", Address: "10.7.7.7", Port: 8080, Weight: 1, Enabled: true, Checked: true}}},
+			[]runtime.ServerUpdate{{Backend: "be_http:ns3:r3", Server: "s1", Address: "10.7.7.7", Port: 8080, Weight: 1, Enabled: true, Checked: true}}},
 		// Beyond its slots a service grows by servers the runtime API adds,
 		// with the options default-server gives the others.
 		{"scaled up: servers added", []string{"10.0.3.1", "10.7.7.7", "10.7.7.8", "10.7.7.9"}, false,
-			[]ServerUpdate{
+			[]runtime.ServerUpdate{
 				{Backend: "be_http:ns3:r3", Server: "s2", Address: "10.7.7.8", Port: 8080, Weight: 1, Enabled: true, Checked: true,
 					Add: true, Options: "check inter 5000ms", CookieKey: dynamicCookieKey},
 				{Backend: "be_http:ns3:r3", Server: "s3", Address: "10.7.7.9", Port: 8080, Weight: 1, Enabled: true, Checked: true,
 					Add: true, Options: "check inter 5000ms", CookieKey: dynamicCookieKey}}},
 		{"scaled down: the others stay in their slots", []string{"10.7.7.7", "10.7.7.9"}, false,
-			[]ServerUpdate{
+			[]runtime.ServerUpdate{
 				{Backend: "be_http:ns3:r3", Server: "s0", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
 				{Backend: "be_http:ns3:r3", Server: "s2", Address: placeholderAddress, Port: placeholderPort, Weight: 1}}},
 		{"new endpoints fill free slots first", []string{"10.7.7.1", "10.7.7.2", "10.7.7.3", "10.7.7.4", "10.7.7.5"}, false,
-			[]ServerUpdate{
+			[]runtime.ServerUpdate{
 				{Backend: "be_http:ns3:r3", Server: "s0", Address: "10.7.7.1", Port: 8080, Weight: 1, Enabled: true, Checked: true},
 				{Backend: "be_http:ns3:r3", Server: "s1", Address: "10.7.7.2", Port: 8080, Weight: 1, Enabled: true, Checked: true},
 				{Backend: "be_http:ns3:r3", Server: "s2", Address: "10.7.7.3", Port: 8080, Weight: 1, Enabled: true, Checked: true},
@@ -139,27 +142,27 @@ func TestRenderIncrementalEndpoints(t *testing.T) {
 				{Backend: "be_http:ns3:r3", Server: "s4", Address: "10.7.7.5", Port: 8080, Weight: 1, Enabled: true, Checked: true,
 					Add: true, Options: "check inter 5000ms", CookieKey: dynamicCookieKey}}},
 		{"scaled down in the larger slot count", []string{"10.7.7.1", "10.7.7.2"}, false,
-			[]ServerUpdate{
+			[]runtime.ServerUpdate{
 				{Backend: "be_http:ns3:r3", Server: "s2", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
 				{Backend: "be_http:ns3:r3", Server: "s3", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
 				{Backend: "be_http:ns3:r3", Server: "s4", Address: placeholderAddress, Port: placeholderPort, Weight: 1}}},
 		// OpenShift's router health-checks no lone endpoint: the runtime
 		// API turns its checks off, without a reload.
 		{"down to one endpoint", []string{"10.7.7.1"}, false,
-			[]ServerUpdate{
+			[]runtime.ServerUpdate{
 				{Backend: "be_http:ns3:r3", Server: "s0", Address: "10.7.7.1", Port: 8080, Weight: 1, Enabled: true},
 				{Backend: "be_http:ns3:r3", Server: "s1", Address: placeholderAddress, Port: placeholderPort, Weight: 1}}},
 		{"up to two again: checks on", []string{"10.7.7.1", "10.7.7.2"}, false,
-			[]ServerUpdate{
+			[]runtime.ServerUpdate{
 				{Backend: "be_http:ns3:r3", Server: "s0", Address: "10.7.7.1", Port: 8080, Weight: 1, Enabled: true, Checked: true},
 				{Backend: "be_http:ns3:r3", Server: "s1", Address: "10.7.7.2", Port: 8080, Weight: 1, Enabled: true, Checked: true}}},
 	}
 	for _, c := range cases {
-		snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns3/r3": eps("ns3", "r3", c.ips...)})
+		snap = nextSnapshot(snap, nil, map[string]*router.ServiceEndpoints{"ns3/r3": eps("ns3", "r3", c.ips...)})
 		out := mustRender(t, r, snap)
-		if out.Reload != c.reload || !slices.Equal(out.Servers, c.servers) || !slices.Equal(out.Changed, []string{shard}) {
+		if out.Reload() != c.reload || !slices.Equal(out.Servers, c.servers) || !slices.Equal(out.Changed, []string{shard}) {
 			t.Errorf("%s: reload %v, servers %+v, changed %v; want reload %v, servers %+v, changed [%s]",
-				c.name, out.Reload, out.Servers, out.Changed, c.reload, c.servers, shard)
+				c.name, out.Reload(), out.Servers, out.Changed, c.reload, c.servers, shard)
 		}
 		lone := slices.Contains(r.Unchecked(), "be_http:ns3:r3/s0")
 		if lone != (len(c.ips) == 1) {
@@ -173,34 +176,34 @@ func TestRenderIncrementalEndpoints(t *testing.T) {
 func TestRenderIncrementalWeights(t *testing.T) {
 	r := newTestRenderer(t)
 	rt := served("ns", "r", "www.example.com", withBackends(svcWeight("ns", "a", 100), svcWeight("ns", "b", 100)))
-	snap := snapshotOf([]*Route{rt}, eps("ns", "a", "10.0.0.1", "10.0.0.2"), eps("ns", "b", "10.0.1.1", "10.0.1.2"))
+	snap := snapshotOf([]*router.Route{rt}, eps("ns", "a", "10.0.0.1", "10.0.0.2"), eps("ns", "b", "10.0.1.1", "10.0.1.2"))
 	mustRender(t, r, snap)
-	snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns/b": eps("ns", "b", "10.0.1.1", "10.0.1.2", "10.0.1.3", "10.0.1.4")})
+	snap = nextSnapshot(snap, nil, map[string]*router.ServiceEndpoints{"ns/b": eps("ns", "b", "10.0.1.1", "10.0.1.2", "10.0.1.3", "10.0.1.4")})
 	out := mustRender(t, r, snap)
 	// a: 50 per endpoint -> 256; b: 25 per endpoint -> 128.
-	added := func(u ServerUpdate) ServerUpdate {
+	added := func(u runtime.ServerUpdate) runtime.ServerUpdate {
 		u.Add, u.Options, u.CookieKey = true, "check inter 5000ms", dynamicCookieKey
 		return u
 	}
-	want := []ServerUpdate{
+	want := []runtime.ServerUpdate{
 		{Backend: "be_http:ns:r", Server: "s2", Address: "10.0.1.1", Port: 8080, Weight: 128, Enabled: true, Checked: true},
 		{Backend: "be_http:ns:r", Server: "s3", Address: "10.0.1.2", Port: 8080, Weight: 128, Enabled: true, Checked: true},
-		added(ServerUpdate{Backend: "be_http:ns:r", Server: "s4", Address: "10.0.1.3", Port: 8080, Weight: 128, Enabled: true, Checked: true}),
-		added(ServerUpdate{Backend: "be_http:ns:r", Server: "s5", Address: "10.0.1.4", Port: 8080, Weight: 128, Enabled: true, Checked: true}),
+		added(runtime.ServerUpdate{Backend: "be_http:ns:r", Server: "s4", Address: "10.0.1.3", Port: 8080, Weight: 128, Enabled: true, Checked: true}),
+		added(runtime.ServerUpdate{Backend: "be_http:ns:r", Server: "s5", Address: "10.0.1.4", Port: 8080, Weight: 128, Enabled: true, Checked: true}),
 	}
-	if out.Reload || !slices.Equal(out.Servers, want) {
-		t.Errorf("reload %v, servers %+v, want %+v", out.Reload, out.Servers, want)
+	if out.Reload() || !slices.Equal(out.Servers, want) {
+		t.Errorf("reload %v, servers %+v, want %+v", out.Reload(), out.Servers, want)
 	}
 	// A weight change in the route (b: 200 over 4 endpoints, as much as
 	// a's 100 over 2): runtime updates as well.
 	heavier := served("ns", "r", "www.example.com", withBackends(svcWeight("ns", "a", 100), svcWeight("ns", "b", 200)))
-	out = mustRender(t, r, nextSnapshot(snap, map[string]*Route{"ns/r": heavier}, nil))
+	out = mustRender(t, r, nextSnapshot(snap, map[string]*router.Route{"ns/r": heavier}, nil))
 	for i := range want {
 		want[i].Weight = 256
 		want[i].Add, want[i].Options, want[i].CookieKey = false, "", ""
 	}
-	if out.Reload || !slices.Equal(out.Servers, want) {
-		t.Errorf("reload %v, servers %+v, want %+v", out.Reload, out.Servers, want)
+	if out.Reload() || !slices.Equal(out.Servers, want) {
+		t.Errorf("reload %v, servers %+v, want %+v", out.Reload(), out.Servers, want)
 	}
 }
 
@@ -209,11 +212,11 @@ func TestRenderIncrementalWeights(t *testing.T) {
 // between still show.
 func TestRenderSkippedSnapshots(t *testing.T) {
 	r := newTestRenderer(t)
-	snap := snapshotOf([]*Route{served("ns", "a", "a.example.com"), served("ns", "b", "b.example.com")})
+	snap := snapshotOf([]*router.Route{served("ns", "a", "a.example.com"), served("ns", "b", "b.example.com")})
 	mustRender(t, r, snap)
-	skipped := nextSnapshot(snap, map[string]*Route{"ns/a": served("ns", "a", "a.example.com", atPath("/x"))}, nil)
-	latest := nextSnapshot(skipped, map[string]*Route{"ns/b": nil, "ns/c": served("ns", "c", "c.example.com")},
-		map[string]*ServiceEndpoints{"ns/c": eps("ns", "c", "10.0.0.1")})
+	skipped := nextSnapshot(snap, map[string]*router.Route{"ns/a": served("ns", "a", "a.example.com", atPath("/x"))}, nil)
+	latest := nextSnapshot(skipped, map[string]*router.Route{"ns/b": nil, "ns/c": served("ns", "c", "c.example.com")},
+		map[string]*router.ServiceEndpoints{"ns/c": eps("ns", "c", "10.0.0.1")})
 	out := mustRender(t, r, latest)
 	for host, want := range map[string]string{"a.example.com/x": "be_http:ns:a", "a.example.com/": "", "b.example.com/": "", "c.example.com/": "be_http:ns:c"} {
 		h, p, _ := cutHost(host)
@@ -242,7 +245,7 @@ func TestRenderDoesNotModifySnapshot(t *testing.T) {
 	before := *rt
 	tls := *rt.TLS
 	svc := eps("ns", "r", "10.0.0.2", "10.0.0.1")
-	mustRender(t, newTestRenderer(t, func(c *DataPlaneConfig) { c.BackendProcessEndpoints = "shuffle" }), snapshotOf([]*Route{rt}, svc))
+	mustRender(t, newTestRenderer(t, func(c *dataplane.Config) { c.BackendProcessEndpoints = "shuffle" }), snapshotOf([]*router.Route{rt}, svc))
 	if rt.TLS != before.TLS || *rt.TLS != tls || rt.Path != before.Path || svc.Endpoints[0].IP != "10.0.0.2" || rt.Overrides.IPAllowlist[0] != "10.0.0.1" {
 		t.Error("the snapshot was modified")
 	}
@@ -256,12 +259,12 @@ func TestRenderAddedServerOptions(t *testing.T) {
 	r := newTestRenderer(t)
 	route := served("ns", "r", "re.example.com", reencrypt, destCA(t), withBackends(svcWeight("ns", "web", 100)),
 		withOverrides(routecore.Overrides{PodConcurrentConnections: 10}))
-	snap := snapshotOf([]*Route{route}, eps("ns", "web", "10.0.0.1"))
+	snap := snapshotOf([]*router.Route{route}, eps("ns", "web", "10.0.0.1"))
 	mustRender(t, r, snap)
-	snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns/web": eps("ns", "web", "10.0.0.1", "10.0.0.2")})
+	snap = nextSnapshot(snap, nil, map[string]*router.ServiceEndpoints{"ns/web": eps("ns", "web", "10.0.0.1", "10.0.0.2")})
 	out := mustRender(t, r, snap)
-	if out.Reload || len(out.Servers) == 0 || !out.Servers[len(out.Servers)-1].Add {
-		t.Fatalf("growing: reload %v, servers %+v; want a server added", out.Reload, out.Servers)
+	if out.Reload() || len(out.Servers) == 0 || !out.Servers[len(out.Servers)-1].Add {
+		t.Fatalf("growing: reload %v, servers %+v; want a server added", out.Reload(), out.Servers)
 	}
 	added := out.Servers[len(out.Servers)-1]
 	var defaults, want string
@@ -282,18 +285,18 @@ func TestRenderAddedServerOptions(t *testing.T) {
 	}
 }
 
-// sliceEndpoints is service ns/svc as the Store merges it from one
+// sliceEndpoints is service ns/svc as the router's Store merges it from one
 // EndpointSlice holding ips, in that order, on port 8080.
-func sliceEndpoints(ns, svc string, ips ...string) *ServiceEndpoints {
+func sliceEndpoints(ns, svc string, ips ...string) *router.ServiceEndpoints {
 	es := sliceFor(ns, svc, ips[0], 8080)
 	for _, ip := range ips[1:] {
 		es.Endpoints = append(es.Endpoints, discoveryv1.Endpoint{Addresses: []string{ip}, Conditions: es.Endpoints[0].Conditions})
 	}
-	return ServiceEndpointsFromSlices(types.NamespacedName{Namespace: ns, Name: svc}, []*discoveryv1.EndpointSlice{es}, false)
+	return router.ServiceEndpointsFromSlices(types.NamespacedName{Namespace: ns, Name: svc}, []*discoveryv1.EndpointSlice{es}, false)
 }
 
 // endpointList is "ip:port" of each endpoint of s, in order.
-func endpointList(s *ServiceEndpoints) []string {
+func endpointList(s *router.ServiceEndpoints) []string {
 	var out []string
 	for _, e := range s.Endpoints {
 		out = append(out, net.JoinHostPort(e.IP, strconv.Itoa(int(e.Port))))
@@ -303,7 +306,7 @@ func endpointList(s *ServiceEndpoints) []string {
 
 // serverOrder is the endpoint of each server line of a backend, in slot
 // order.
-func serverOrder(t *testing.T, out *Output, backend string) []string {
+func serverOrder(t *testing.T, out *runtime.Output, backend string) []string {
 	t.Helper()
 	var servers []string
 	for _, line := range strings.Split(backendText(t, out, backend), "\n") {
@@ -334,7 +337,7 @@ func TestRenderShuffleEndpoints(t *testing.T) {
 	slices.Reverse(reversed)
 	first := sliceEndpoints("ns", "web", reversed...)
 	canonical := endpointList(first)
-	if len(canonical) != 20 || !slices.IsSortedFunc(first.Endpoints, func(a, b Endpoint) int { return strings.Compare(a.IP, b.IP) }) {
+	if len(canonical) != 20 || !slices.IsSortedFunc(first.Endpoints, func(a, b router.Endpoint) int { return strings.Compare(a.IP, b.IP) }) {
 		t.Fatalf("merged endpoints %v: want 20, sorted by address", canonical)
 	}
 	grown := sliceEndpoints("ns", "web", append(ipRange("10.0.0.", 1, 20), ipRange("10.0.1.", 1, 10)...)...)
@@ -352,29 +355,29 @@ func TestRenderShuffleEndpoints(t *testing.T) {
 	// order of the first render and the slots the grown service added.
 	run := func(t *testing.T, shuffle bool) (firstOrder, addedOrder []string) {
 		t.Helper()
-		r := newTestRenderer(t, func(c *DataPlaneConfig) {
+		r := newTestRenderer(t, func(c *dataplane.Config) {
 			if shuffle {
 				c.BackendProcessEndpoints = "shuffle"
 			}
 		})
-		snap := snapshotOf([]*Route{served("ns", "r", "www.example.com", withBackends(svcWeight("ns", "web", 100)))}, first)
+		snap := snapshotOf([]*router.Route{served("ns", "r", "www.example.com", withBackends(svcWeight("ns", "web", 100)))}, first)
 		order := serverOrder(t, mustRender(t, r, snap), "be_http:ns:r")
 		if !sameSet(order, canonical) || len(order) != len(canonical) {
 			t.Fatalf("servers %v, want a permutation of %v", order, canonical)
 		}
 		// The same endpoints again (a new object): nothing moves.
-		snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns/web": sliceEndpoints("ns", "web", ipRange("10.0.0.", 1, 20)...)})
+		snap = nextSnapshot(snap, nil, map[string]*router.ServiceEndpoints{"ns/web": sliceEndpoints("ns", "web", ipRange("10.0.0.", 1, 20)...)})
 		if again := serverOrder(t, mustRender(t, r, snap), "be_http:ns:r"); !slices.Equal(again, order) {
 			t.Errorf("same endpoints rendered again: servers %v, were %v", again, order)
 		}
 		// Ten more: the twenty keep their slots, the ten take new ones.
-		snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns/web": grown})
+		snap = nextSnapshot(snap, nil, map[string]*router.ServiceEndpoints{"ns/web": grown})
 		more := serverOrder(t, mustRender(t, r, snap), "be_http:ns:r")
 		if len(more) != 30 || !slices.Equal(more[:20], order) || !sameSet(more[20:], added) {
 			t.Fatalf("grown: servers %v; want %v then a permutation of %v", more, order, added)
 		}
 		// Five replaced: the others stay, the newcomers take the freed slots.
-		snap = nextSnapshot(snap, nil, map[string]*ServiceEndpoints{"ns/web": replaced})
+		snap = nextSnapshot(snap, nil, map[string]*router.ServiceEndpoints{"ns/web": replaced})
 		last := serverOrder(t, mustRender(t, r, snap), "be_http:ns:r")
 		var freed []string
 		for i, ep := range more {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/routeshift/routeshift/haproxy/dataplane"
 )
 
 // TestTrafficBindBeforeSync: with ROUTER_BIND_PORTS_AFTER_SYNC false,
@@ -13,15 +15,15 @@ import (
 // caches sync (every request a 503, the process not ready), and the first
 // complete model loads at once, not RELOAD_INTERVAL later.
 func TestTrafficBindBeforeSync(t *testing.T) {
-	r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.ReloadInterval = time.Hour })
-	renderer, err := NewRenderer(r.cfg)
+	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ReloadInterval = time.Hour })
+	p, err := NewDataPlane(r.cfg, DataPlaneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := NewProcess(r.cfg, renderer, r.feed.Subscribe())
+	sub := r.feed.Subscribe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- p.Start(ctx) }()
+	go func() { done <- p.Serve(ctx, sub) }()
 	t.Cleanup(func() { cancel(); <-done })
 
 	r.feed.Publish(r.store.Commit(false))
@@ -38,7 +40,6 @@ func TestTrafficBindBeforeSync(t *testing.T) {
 	b := newBackend(t, "app", nil, nil)
 	r.route(rt("ns", "app", "www.example.com", 1, toService("app")))
 	r.endpoints("ns", "app", b)
-	start := time.Now()
 	r.publish()
 	eventually(t, 20*time.Second, "the synced model is served", func() error {
 		if got := r.get("www.example.com", "/"); !got.served("app") {
@@ -49,5 +50,4 @@ func TestTrafficBindBeforeSync(t *testing.T) {
 		}
 		return nil
 	})
-	t.Logf("the synced model was served %v after it was published", time.Since(start).Round(time.Millisecond))
 }

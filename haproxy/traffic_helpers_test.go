@@ -20,31 +20,45 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/freeport"
+	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/router"
+	"github.com/routeshift/routeshift/router/routertest"
 )
 
-// Helpers of the traffic tests: a routeshift data plane (Store -> Feed ->
-// Process running a real HAProxy on free loopback ports), Go backends on
-// loopback, and clients that send real requests through HAProxy.
+// Helpers of the traffic tests: a routeshift data plane (router.Store ->
+// router.Feed -> DataPlane running a real HAProxy on free loopback ports),
+// Go backends on loopback, and clients that send real requests through
+// HAProxy.
 
 // trafficRouter is one data plane under test. Routes and endpoints go
-// into its Store; publish hands the next snapshot to the Process.
+// into its Store; publish hands the next snapshot to the DataPlane, whose
+// metrics go to reg.
 type trafficRouter struct {
-	t     testing.TB
-	cfg   DataPlaneConfig
-	store *Store
-	feed  *Feed
-	p     *Process
-	rv    int
-	// filePoll, when set, replaces the Process's file check interval.
+	t       testing.TB
+	cfg     dataplane.Config
+	store   *router.Store
+	feed    *router.Feed
+	p       *DataPlane
+	reg     *prometheus.Registry
+	metrics *runtime.Metrics
+	rv      int
+	// filePoll, when set, replaces the DataPlane's file check interval.
 	filePoll time.Duration
+	// ticks, when set, replaces the RELOAD_INTERVAL ticker, and now the
+	// clock the interval is measured with.
+	ticks chan time.Time
+	now   func() time.Time
 	// slices are the EndpointSlice names set per service key.
 	slices map[string]map[string]bool
 
@@ -76,8 +90,8 @@ func trafficWorkDir(t testing.TB) string {
 }
 
 // trafficDataPlane is the default data plane on free loopback ports.
-func trafficDataPlane(t testing.TB) DataPlaneConfig {
-	d := Defaults().DataPlane
+func trafficDataPlane(t testing.TB) dataplane.Config {
+	d := settings.Defaults().DataPlane
 	d.WorkingDir = trafficWorkDir(t)
 	d.BindAddress = "127.0.0.1"
 	ports := freePorts(t, 4)
@@ -106,26 +120,32 @@ func freePorts(t testing.TB, n int) []int {
 
 // newTrafficRouter returns a router whose data plane has mods applied; it
 // is not started.
-func newTrafficRouter(t *testing.T, mods ...func(*DataPlaneConfig)) *trafficRouter {
+func newTrafficRouter(t *testing.T, mods ...func(*dataplane.Config)) *trafficRouter {
 	t.Helper()
 	requireHAProxy(t)
 	d := trafficDataPlane(t)
 	for _, m := range mods {
 		m(&d)
 	}
-	return &trafficRouter{t: t, cfg: d, store: NewStore(AdmissionConfig{AllowLoopbackEndpoints: true}), feed: &Feed{},
-		slices: map[string]map[string]bool{}}
+	reg := prometheus.NewRegistry()
+	metrics, err := runtime.NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &trafficRouter{t: t, cfg: d, store: router.NewStore(router.AdmissionConfig{AllowLoopbackEndpoints: true}), feed: &router.Feed{},
+		reg: reg, metrics: metrics, slices: map[string]map[string]bool{}}
 }
 
-// start publishes what the store holds, starts the Process and waits until
-// it is ready. The Process is stopped (and Start awaited) at cleanup.
+// start publishes what the store holds, starts the DataPlane and waits
+// until it is ready. The DataPlane is stopped (and Serve awaited) at
+// cleanup.
 func (r *trafficRouter) start() *trafficRouter {
 	r.t.Helper()
 	done := r.launch(nil)
 	eventually(r.t, 30*time.Second, "the process is ready", func() error {
 		select {
 		case err := <-done:
-			r.t.Fatalf("Process.Start returned early: %v", err)
+			r.t.Fatalf("DataPlane.Serve returned early: %v", err)
 		default:
 		}
 		if !r.p.Ready() {
@@ -136,23 +156,26 @@ func (r *trafficRouter) start() *trafficRouter {
 	return r
 }
 
-// launch creates the renderer, runs beforeRun (when not nil), starts the
-// Process and publishes what the store holds, without waiting for
-// anything. The returned channel receives what Start returns early.
+// launch creates the DataPlane, runs beforeRun (when not nil), starts it
+// and publishes what the store holds, without waiting for anything. The
+// returned channel receives what Serve returns early.
 func (r *trafficRouter) launch(beforeRun func()) <-chan error {
 	r.t.Helper()
-	renderer, err := NewRenderer(r.cfg)
+	var err error
+	r.p, err = NewDataPlane(r.cfg, DataPlaneOptions{Metrics: r.metrics, Now: r.now})
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	if beforeRun != nil {
 		beforeRun()
 	}
-	r.p = NewProcess(r.cfg, renderer, r.feed.Subscribe())
 	if r.filePoll > 0 {
 		r.p.filePoll = r.filePoll
 	}
-	// The process logs into the test's log.
+	if r.ticks != nil {
+		r.p.ticks = r.ticks
+	}
+	// The data plane logs into the test's log.
 	logger := funcr.New(func(prefix, args string) {
 		r.logMu.Lock()
 		fmt.Fprintf(&r.logs, "%s %s\n", prefix, args)
@@ -161,16 +184,17 @@ func (r *trafficRouter) launch(beforeRun func()) <-chan error {
 	}, funcr.Options{})
 	ctx, cancel := context.WithCancel(logf.IntoContext(context.Background(), logger))
 	done := make(chan error, 1)
-	go func() { done <- r.p.Start(ctx) }()
+	sub := r.feed.Subscribe()
+	go func() { done <- r.p.Serve(ctx, sub) }()
 	r.t.Cleanup(func() {
 		cancel()
 		select {
 		case err := <-done:
 			if err != nil {
-				r.t.Errorf("Process.Start: %v", err)
+				r.t.Errorf("DataPlane.Serve: %v", err)
 			}
 		case <-time.After(30 * time.Second):
-			r.t.Error("Process.Start did not return within 30s of the end of its context")
+			r.t.Error("DataPlane.Serve did not return within 30s of the end of its context")
 		}
 	})
 	r.publish()
@@ -205,7 +229,7 @@ func (r *trafficRouter) endpoints(ns, svc string, bs ...*goBackend) {
 	r.slices[k] = want
 }
 
-// publish commits the store and hands the snapshot to the process.
+// publish commits the store and hands the snapshot to the data plane.
 func (r *trafficRouter) publish() { r.feed.Publish(r.store.Commit(true)) }
 
 // reloads is the number of reloads HAProxy's master reports.
@@ -214,21 +238,14 @@ func (r *trafficRouter) reloads() int {
 	var n int
 	eventually(r.t, 10*time.Second, "the master CLI answers show proc", func() error {
 		var err error
-		n, _, err = r.p.reloads()
+		n, _, err = r.p.process.Reloads()
 		return err
 	})
 	return n
 }
 
-// masterPid is the pid of the HAProxy master the process runs.
-func (r *trafficRouter) masterPid() int {
-	r.p.mu.Lock()
-	defer r.p.mu.Unlock()
-	if r.p.cmd == nil || r.p.cmd.Process == nil {
-		return 0
-	}
-	return r.p.cmd.Process.Pid
-}
+// masterPid is the pid of the HAProxy master the data plane runs.
+func (r *trafficRouter) masterPid() int { return r.p.process.PID() }
 
 func endpointSlice(ns, svc, name, ip string, port int32) *discoveryv1.EndpointSlice {
 	ready := true
@@ -241,7 +258,15 @@ func endpointSlice(ns, svc, name, ip string, port int32) *discoveryv1.EndpointSl
 	}
 }
 
-// Route modifiers for rt (admission_test.go).
+// Route builders (router/routertest), under the short names the router's
+// own tests use.
+var (
+	rt       = routertest.Route
+	withPath = routertest.WithPath
+	wildcard = routertest.Wildcard
+)
+
+// More Route modifiers for rt.
 
 func toService(name string) func(*routecore.Route) {
 	return func(r *routecore.Route) { r.Spec.To.Name = name }
@@ -493,31 +518,50 @@ func (r *trafficRouter) servedBy(host, path, name string) {
 	})
 }
 
-// counterValue is the value of a counter of the package's Registry.
-func counterValue(t testing.TB, name string) float64 {
+// counterValue is the value of a counter of the router's registry, summed
+// over its labels.
+func (r *trafficRouter) counterValue(t testing.TB, name string) float64 {
 	t.Helper()
-	return registryMetric(t, name).GetCounter().GetValue()
+	var sum float64
+	for _, m := range r.metric(t, name) {
+		sum += m.GetCounter().GetValue()
+	}
+	return sum
 }
 
-// summaryCount is the number of observations of a summary of the
-// package's Registry.
-func summaryCount(t testing.TB, name string) uint64 {
+// counterValues are the values of a counter with one label, by the label's
+// value.
+func (r *trafficRouter) counterValues(t testing.TB, name string) map[string]float64 {
 	t.Helper()
-	return registryMetric(t, name).GetSummary().GetSampleCount()
+	out := map[string]float64{}
+	for _, m := range r.metric(t, name) {
+		out[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+	}
+	return out
 }
 
-// registryMetric is the one series of a metric without labels in the
-// package's Registry.
-func registryMetric(t testing.TB, name string) *dto.Metric {
+// summaryCount is the number of observations of a summary of the router's
+// registry.
+func (r *trafficRouter) summaryCount(t testing.TB, name string) uint64 {
 	t.Helper()
-	mfs, err := Registry.Gather()
+	return r.metric(t, name)[0].GetSummary().GetSampleCount()
+}
+
+// metric is the series of a metric of the router's registry; a counter
+// with labels may have none yet.
+func (r *trafficRouter) metric(t testing.TB, name string) []*dto.Metric {
+	t.Helper()
+	mfs, err := r.reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0]
+		if mf.GetName() == name {
+			return mf.GetMetric()
 		}
+	}
+	if name == "routeshift_router_reloads_total" {
+		return nil // no reload yet
 	}
 	t.Fatalf("no metric %s in the registry", name)
 	return nil
@@ -538,6 +582,6 @@ func writeTempFile(t testing.TB, name, content string) string {
 // Subdomain (ROUTER_ALLOW_WILDCARD_ROUTES). It replaces the store: call it
 // before adding routes or endpoints.
 func (r *trafficRouter) allowWildcardRoutes() *trafficRouter {
-	r.store = NewStore(AdmissionConfig{AllowLoopbackEndpoints: true, AllowWildcardRoutes: true})
+	r.store = router.NewStore(router.AdmissionConfig{AllowLoopbackEndpoints: true, AllowWildcardRoutes: true})
 	return r
 }

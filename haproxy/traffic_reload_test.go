@@ -15,6 +15,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/exporter"
+	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -28,7 +31,7 @@ func (r *trafficRouter) waitReloads(n int) int {
 	var got int
 	poll(r.t, 30*time.Second, 5*time.Millisecond, fmt.Sprintf("%d reloads", n), func() error {
 		var err error
-		if got, _, err = r.p.reloads(); err != nil {
+		if got, _, err = r.p.process.Reloads(); err != nil {
 			return err
 		}
 		if got < n {
@@ -148,7 +151,7 @@ func (r *trafficRouter) scaleTo(t *testing.T, host, svc string, bs ...*goBackend
 // TestTrafficReliability shares one router between its subtests: hitless
 // reloads under load, HAProxy killed, endpoints scaled without reloads.
 func TestTrafficReliability(t *testing.T) {
-	r := newTrafficRouter(t, func(d *DataPlaneConfig) {
+	r := newTrafficRouter(t, func(d *dataplane.Config) {
 		// The settings refuse less than 1s; the Process takes any interval,
 		// and a short one lets the test force 100 reloads quickly.
 		d.ReloadInterval = 20 * time.Millisecond
@@ -165,7 +168,7 @@ func TestTrafficReliability(t *testing.T) {
 	t.Run("100_reloads_under_load_fail_no_request", func(t *testing.T) {
 		const reloads = 100
 		base := r.reloads()
-		metricBase := counterValue(t, "routeshift_router_reloads_total")
+		metricBase := r.counterValue(t, "routeshift_router_reloads_total")
 		load := startLoad(r, "stable.example.com", "stable", 4)
 		start := time.Now()
 		for i := 1; i <= reloads; i++ {
@@ -195,7 +198,7 @@ func TestTrafficReliability(t *testing.T) {
 		// The process counts a reload once it has seen the new worker,
 		// which may be just after the master reports it.
 		eventually(t, 10*time.Second, "routeshift_router_reloads_total counts the reloads", func() error {
-			if n := counterValue(t, "routeshift_router_reloads_total") - metricBase; n < reloads {
+			if n := r.counterValue(t, "routeshift_router_reloads_total") - metricBase; n < reloads {
 				return fmt.Errorf("grew by %v, want at least %d", n, reloads)
 			}
 			return nil
@@ -213,7 +216,7 @@ func TestTrafficReliability(t *testing.T) {
 		r.publish()
 		r.servedBy("scaled.example.com", "/", "pod-1")
 		base := r.reloads()
-		updates := counterValue(t, "routeshift_router_runtime_updates_total")
+		updates := r.counterValue(t, "routeshift_router_runtime_updates_total")
 		r.scaleTo(t, "scaled.example.com", "scaled", pod1, pod2, pod3)
 		r.scaleTo(t, "scaled.example.com", "scaled", pod2, pod3)
 		r.wantHealthChecks("be_http:ns:scaled", "UP", "UP")
@@ -228,13 +231,13 @@ func TestTrafficReliability(t *testing.T) {
 		if n := r.reloads() - base; n != 0 {
 			t.Errorf("scaling endpoints 2 -> 3 -> 2 -> 1 -> 2 -> 1 reloaded HAProxy %d times, want 0", n)
 		}
-		if counterValue(t, "routeshift_router_runtime_updates_total") == updates {
+		if r.counterValue(t, "routeshift_router_runtime_updates_total") == updates {
 			t.Error("no endpoint change went through the runtime API")
 		}
 	})
 
 	t.Run("HAProxy_killed_serves_again_within_10s", func(t *testing.T) {
-		restarts := counterValue(t, "routeshift_router_haproxy_restarts_total")
+		restarts := r.counterValue(t, "routeshift_router_haproxy_restarts_total")
 		pid := r.masterPid()
 		if pid == 0 {
 			t.Fatal("no HAProxy master")
@@ -250,13 +253,13 @@ func TestTrafficReliability(t *testing.T) {
 			if x := r.get("stable.example.com", "/"); !x.served("stable") {
 				return errors.New(x.String())
 			}
-			if _, _, err := r.p.reloads(); err != nil {
+			if _, _, err := r.p.process.Reloads(); err != nil {
 				return fmt.Errorf("the new master does not answer: %w", err)
 			}
 			return nil
 		})
 		t.Logf("served again %v after the kill (new master %d)", time.Since(killed).Round(time.Millisecond), r.masterPid())
-		if counterValue(t, "routeshift_router_haproxy_restarts_total") <= restarts {
+		if r.counterValue(t, "routeshift_router_haproxy_restarts_total") <= restarts {
 			t.Error("routeshift_router_haproxy_restarts_total did not grow")
 		}
 		// The restarted HAProxy runs the last configuration.
@@ -274,26 +277,26 @@ func TestTrafficRefusedConfiguration(t *testing.T) {
 	// The built-in backend template, with a line HAProxy refuses for the
 	// route ns/broken.
 	const backendHead = "backend {{.Name}} from {{.Defaults}}"
-	i := strings.Index(builtinTemplates, `{{- define "backend" -}}`)
-	if i < 0 || !strings.Contains(builtinTemplates[i:], backendHead) {
-		t.Fatal("the built-in backend template has changed: update this test")
+	builtin, err := builtinTemplates.ReadFile("templates/backend.tmpl")
+	if err != nil || !strings.Contains(string(builtin), backendHead) {
+		t.Fatalf("the built-in backend template has changed: update this test (%v)", err)
 	}
-	custom := strings.Replace(builtinTemplates[i:], backendHead,
+	custom := strings.Replace(string(builtin), backendHead,
 		backendHead+"\n{{- if eq .Route \"ns/broken\"}}\n  this-is-not-a-directive\n{{- end}}", 1)
 	template := writeTempFile(t, "template.cfg", custom)
-	r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.TemplateFile = template })
+	r := newTrafficRouter(t, func(d *dataplane.Config) { d.TemplateFile = template })
 	web := newBackend(t, "web", nil, nil)
 	r.endpoints("ns", "web", web)
 	r.route(rt("ns", "good", "good.example.com", 1, toService("web")))
 	r.start()
 	wantServed(t, "good.example.com", r.get("good.example.com", "/"), "web")
 
-	failures := counterValue(t, "routeshift_router_reload_failures_total")
+	failures := r.counterValue(t, "routeshift_router_reload_failures_total")
 	reloads := r.reloads()
 	r.route(rt("ns", "broken", "broken.example.com", 2, toService("web")))
 	r.publish()
 	eventually(t, 30*time.Second, "routeshift_router_reload_failures_total grows", func() error {
-		if counterValue(t, "routeshift_router_reload_failures_total") <= failures {
+		if r.counterValue(t, "routeshift_router_reload_failures_total") <= failures {
 			return errors.New("no failure counted")
 		}
 		return nil
@@ -322,9 +325,10 @@ func TestTrafficRefusedConfiguration(t *testing.T) {
 	if n := r.reloads(); n <= reloads {
 		t.Error("the configuration after the refused one was not loaded by a reload")
 	}
+	r.wantReloadLogged(t, runtime.Reason{Kind: runtime.ReasonNotLoaded})
 }
 
-// TestTrafficMetrics: after a reload, Process.Stats returns HAProxy's CSV,
+// TestTrafficMetrics: after a reload, DataPlane.Stats returns HAProxy's CSV,
 // and the exporter over it counts the connections of the public frontend.
 func TestTrafficMetrics(t *testing.T) {
 	r := newTrafficRouter(t)
@@ -353,7 +357,7 @@ func TestTrafficMetrics(t *testing.T) {
 	}
 
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(NewExporter(r.cfg, r.p.Stats))
+	reg.MustRegister(exporter.New(exporter.Options{ServerThreshold: 500, ScrapeInterval: 5 * time.Second, Timeout: 5 * time.Second}, r.p.Stats))
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -391,7 +395,7 @@ func TestTrafficAddServerEveryBalance(t *testing.T) {
 		r.route(rt("ns", a, a+".example.com", i, toService(a), annotated(routecore.AnnBalance, a)))
 	}
 	r.start()
-	base, failures := r.reloads(), counterValue(t, "routeshift_router_runtime_update_failures_total")
+	base, failures := r.reloads(), r.counterValue(t, "routeshift_router_runtime_update_failures_total")
 	second := newBackend(t, "second", nil, nil)
 	for _, a := range algorithms {
 		r.endpoints("ns", a, first, second)
@@ -405,95 +409,98 @@ func TestTrafficAddServerEveryBalance(t *testing.T) {
 	if n := r.reloads() - base; n != 0 {
 		t.Errorf("adding servers reloaded HAProxy %d times, want 0", n)
 	}
-	if n := counterValue(t, "routeshift_router_runtime_update_failures_total") - failures; n != 0 {
+	if n := r.counterValue(t, "routeshift_router_runtime_update_failures_total") - failures; n != 0 {
 		t.Errorf("%v runtime API updates failed", n)
 	}
 }
 
+// fakeClock is the clock a data plane measures RELOAD_INTERVAL with, moved
+// by the test: with it and ticks the test sends, when a configuration
+// loads depends only on what the test does.
+type fakeClock struct{ offset atomic.Int64 }
+
+func (c *fakeClock) now() time.Time          { return time.Unix(1e9, 0).Add(time.Duration(c.offset.Load())) }
+func (c *fakeClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
+
+// withFakeClock makes r measure RELOAD_INTERVAL with a fakeClock and tick
+// only when tick is called.
+func (r *trafficRouter) withFakeClock() *fakeClock {
+	c := &fakeClock{}
+	r.now, r.ticks = c.now, make(chan time.Time)
+	return c
+}
+
+// tick delivers a tick of RELOAD_INTERVAL and returns once the data plane
+// has handled it (it takes the second tick only after handling the first).
+func (r *trafficRouter) tick() {
+	for range 2 {
+		r.ticks <- r.now()
+	}
+}
+
 // TestTrafficReloadInterval: RELOAD_INTERVAL coalesces reloads. A route
-// change after an idle interval is loaded at once; the changes that follow
-// within the interval are each applied (rendered and written) on their
-// own but wait, unserved, and are loaded together by a single reload, no
-// earlier than the interval after the previous one.
+// change after an idle interval is loaded at once, without waiting for a
+// tick; the changes that follow within the interval are each applied
+// (rendered and written) on their own but wait, unserved, through ticks
+// before the interval has passed; the first tick after it loads them all
+// with a single reload. The interval is measured on a clock the test moves.
 func TestTrafficReloadInterval(t *testing.T) {
-	const interval = 2 * time.Second
-	r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.ReloadInterval = interval })
+	const interval = time.Minute
+	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ReloadInterval = interval })
+	clock := r.withFakeClock()
 	web := newBackend(t, "web", nil, nil)
 	r.endpoints("ns", "web", web)
 	r.route(rt("ns", "base", "base.example.com", 1, toService("web")))
-	started := time.Now()
 	r.start()
-	ready := time.Now()
 	wantServed(t, "base.example.com", r.get("base.example.com", "/"), "web")
 	base := r.reloads()
-	metricBase := counterValue(t, "routeshift_router_reloads_total")
+	metricBase := r.counterValue(t, "routeshift_router_reloads_total")
 
-	// Once the interval has passed since the initial load, a change is
-	// loaded at once. The process checks for pending changes on a ticker
-	// started with it, every interval: publish just after a tick, so that
-	// a change left for the next tick would be served most of an interval
-	// later.
-	at := started.Add(interval + interval/20)
-	for at.Before(ready.Add(interval)) {
-		at = at.Add(interval)
-	}
-	time.Sleep(time.Until(at))
-	published := time.Now()
+	// The interval has passed since the initial load: the next change is
+	// loaded as it is applied. No tick comes, so nothing else could load
+	// it.
+	clock.advance(interval)
 	r.route(rt("ns", "first", "first.example.com", 2, toService("web")))
 	r.publish()
 	r.servedBy("first.example.com", "/", "web")
-	took := time.Since(published)
-	t.Logf("the first change was served %v after it was published", took.Round(time.Millisecond))
-	if took > interval*3/4 {
-		t.Errorf("the first change after an idle interval was served %v after it was published, want at once (well under the interval %v)", took, interval)
-	}
 	if n := r.reloads(); n != base+1 {
 		t.Fatalf("the first change took %d reloads, want 1", n-base)
 	}
 
-	// Changes in quick succession, each seen by the process on its own
-	// (the feed would merge snapshots published faster than the process
-	// takes them).
+	// Changes in quick succession, each seen by the data plane on its own
+	// (the feed would merge snapshots published faster than it takes
+	// them).
 	hosts := []string{"batch-1.example.com", "batch-2.example.com", "batch-3.example.com", "batch-4.example.com"}
-	applied := summaryCount(t, "template_router_write_config_seconds")
+	applied := r.summaryCount(t, "template_router_write_config_seconds")
 	for i, h := range hosts {
 		r.route(rt("ns", fmt.Sprintf("batch-%d", i+1), h, 3+i, toService("web")))
 		r.publish()
 		applied++
-		poll(t, 10*time.Second, 2*time.Millisecond, h+" applied by the process", func() error {
-			if n := summaryCount(t, "template_router_write_config_seconds"); n < applied {
+		poll(t, 10*time.Second, 2*time.Millisecond, h+" applied by the data plane", func() error {
+			if n := r.summaryCount(t, "template_router_write_config_seconds"); n < applied {
 				return fmt.Errorf("%d configurations written, want %d", n, applied)
 			}
 			return nil
 		})
 	}
-	// No reload can happen before the interval has passed since the
-	// previous one, which ended after published.
-	pendingReplies := map[string]reply{}
-	for _, h := range hosts {
-		pendingReplies[h] = r.get(h, "/")
-	}
-	pendingReloads := r.reloads()
-	elapsed := time.Since(published)
-	t.Logf("the batch was applied and checked %v after the first change was published", elapsed.Round(time.Millisecond))
-	if elapsed >= interval {
-		t.Fatalf("publishing the batch took until %v after the first change, longer than the interval %v: the machine is too slow for this test", elapsed, interval)
-	}
-	if pendingReloads != base+1 {
-		t.Errorf("HAProxy reloaded %d times within the interval after the first change's reload, want 0", pendingReloads-base-1)
+	// Ticks within the interval after the first change's reload load
+	// nothing, up to its last nanosecond.
+	r.tick()
+	clock.advance(interval - time.Nanosecond)
+	r.tick()
+	if n := r.reloads(); n != base+1 {
+		t.Errorf("HAProxy reloaded %d times within the interval after the first change's reload, want 0", n-base-1)
 	}
 	for _, h := range hosts {
-		wantNotServed(t, h+" within the interval after the previous reload", pendingReplies[h])
+		wantNotServed(t, h+" within the interval after the previous reload", r.get(h, "/"))
 	}
 
-	// One reload loads the whole batch, not before the interval.
+	// The first tick once the interval has passed loads the whole batch
+	// with one reload.
+	clock.advance(time.Nanosecond)
+	r.tick()
 	if n := r.waitReloads(base + 2); n != base+2 {
 		t.Errorf("the master reports %d reloads after the first change's, want 1", n-base-1)
-	}
-	since := time.Since(published)
-	t.Logf("the batch was loaded %v after the first change was published", since.Round(time.Millisecond))
-	if since < interval {
-		t.Errorf("the batch was loaded %v after the first change was published, want at least the interval %v", since, interval)
 	}
 	for _, h := range hosts {
 		r.servedBy(h, "/", "web")
@@ -503,7 +510,7 @@ func TestTrafficReloadInterval(t *testing.T) {
 		t.Errorf("the batch of %d changes took %d reloads, want 1", len(hosts), n-base-1)
 	}
 	eventually(t, 10*time.Second, "routeshift_router_reloads_total counts the 2 reloads", func() error {
-		if n := counterValue(t, "routeshift_router_reloads_total") - metricBase; n != 2 {
+		if n := r.counterValue(t, "routeshift_router_reloads_total") - metricBase; n != 2 {
 			return fmt.Errorf("grew by %v, want 2", n)
 		}
 		return nil

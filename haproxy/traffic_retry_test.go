@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/routeshift/routeshift/haproxy/dataplane"
 )
 
 // A configuration that cannot be rendered or loaded is applied again
@@ -18,10 +20,10 @@ import (
 
 // waitFailures polls until routeshift_router_reload_failures_total has
 // grown to at least want.
-func waitFailures(t *testing.T, want float64) {
+func (r *trafficRouter) waitFailures(t *testing.T, want float64) {
 	t.Helper()
 	eventually(t, 30*time.Second, fmt.Sprintf("routeshift_router_reload_failures_total reaches %v", want), func() error {
-		if v := counterValue(t, "routeshift_router_reload_failures_total"); v < want {
+		if v := r.counterValue(t, "routeshift_router_reload_failures_total"); v < want {
 			return fmt.Errorf("%v", v)
 		}
 		return nil
@@ -44,7 +46,7 @@ func TestTrafficRetryUnreadableCertificate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.DefaultCertificateDir = dir })
+	r := newTrafficRouter(t, func(d *dataplane.Config) { d.DefaultCertificateDir = dir })
 	// The file check would not see a change (the certificate comes back
 	// the same): only the retry can load the route.
 	r.filePoll = time.Hour
@@ -53,14 +55,14 @@ func TestTrafficRetryUnreadableCertificate(t *testing.T) {
 	r.start()
 	wantServed(t, "first.example.com", r.get("first.example.com", "/"), "web")
 
-	failures := counterValue(t, "routeshift_router_reload_failures_total")
+	failures := r.counterValue(t, "routeshift_router_reload_failures_total")
 	if err := os.Rename(crt, crt+".away"); err != nil {
 		t.Fatal(err)
 	}
 	r.route(rt("ns", "second", "second.example.com", 2, toService("web")))
 	r.publish()
 	// One failure for the change, at least one more for a retry.
-	waitFailures(t, failures+2)
+	r.waitFailures(t, failures+2)
 	if !strings.Contains(r.logged(), "retryIn") || !strings.Contains(r.logged(), "DEFAULT_CERTIFICATE_DIR") {
 		t.Errorf("the failure and its retry are not logged:\n%s", r.logged())
 	}
@@ -91,10 +93,10 @@ func TestTrafficRetryUnreadableCertificate(t *testing.T) {
 // without any new change.
 func TestTrafficRetryRefusedFirstConfiguration(t *testing.T) {
 	page := writeTempFile(t, "503.http", "HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\n\r\ndown\n")
-	r := newTrafficRouter(t, func(d *DataPlaneConfig) { d.ErrorFile503 = page })
+	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ErrorFile503 = page })
 	r.endpoints("ns", "web", newBackend(t, "web", nil, nil))
 	r.route(rt("ns", "web", "web.example.com", 1, toService("web")))
-	failures := counterValue(t, "routeshift_router_reload_failures_total")
+	failures := r.counterValue(t, "routeshift_router_reload_failures_total")
 	// The renderer checks the file when it is created; it goes away
 	// before the first load.
 	done := r.launch(func() {
@@ -102,7 +104,7 @@ func TestTrafficRetryRefusedFirstConfiguration(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	waitFailures(t, failures+2)
+	r.waitFailures(t, failures+2)
 	select {
 	case err := <-done:
 		t.Fatalf("Process.Start returned: %v", err)

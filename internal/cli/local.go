@@ -38,10 +38,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/yaml"
 
-	"github.com/routeshift/routeshift/haproxy"
 	"github.com/routeshift/routeshift/ingress"
 	"github.com/routeshift/routeshift/internal/freeport"
 	"github.com/routeshift/routeshift/internal/hostaddr"
+	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/manifests"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/webhook"
@@ -463,7 +463,7 @@ func (r *localRun) background(ctx context.Context, name string, run func(context
 }
 
 func (r *localRun) startManager(ctx context.Context) error {
-	m := &managerOptions{kubeconfig: r.kubecfg, qps: -1, logLevel: "info", metricsAddr: "0", metricsAuth: haproxy.MetricsAuthNone, probeAddr: "0"}
+	m := &managerOptions{kubeconfig: r.kubecfg, qps: -1, logLevel: "info", metricsAddr: "0", metricsAuth: settings.MetricsAuthNone, probeAddr: "0"}
 	wh := &webhookOptions{host: "127.0.0.1", port: r.webhookPort, certDir: filepath.Join(r.opts.dataDir, "webhook-certs"),
 		handlers: webhook.Options{RouteSuffix: localDomain},
 		selfSigned: selfSignedOptions{enabled: true, secret: "routeshift/routeshift-webhook-tls", ips: []net.IP{net.ParseIP("127.0.0.1")},
@@ -481,9 +481,9 @@ func (r *localRun) startManager(ctx context.Context) error {
 }
 
 func (r *localRun) startRouter(ctx context.Context) error {
-	cfg := haproxy.Defaults()
-	cfg.Namespace = "routeshift"
-	cfg.CanonicalHostname = "router." + localDomain
+	cfg := settings.Defaults()
+	cfg.Router.Namespace = "routeshift"
+	cfg.Router.CanonicalHostname = "router." + localDomain
 	cfg.DataPlane.BindAddress, cfg.DataPlane.HTTPPort, cfg.DataPlane.HTTPSPort = r.opts.bind, r.opts.httpPort, r.opts.httpsPort
 	// Redirects to HTTPS name the local port, so that they work.
 	cfg.DataPlane.HTTPSRedirectPort = r.opts.httpsPort
@@ -499,7 +499,7 @@ func (r *localRun) startRouter(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg.DataPlane.ListenAddr = fmt.Sprintf("127.0.0.1:%d", listen)
+	cfg.Listen.Addr = fmt.Sprintf("127.0.0.1:%d", listen)
 	alerts := &bindAlerts{out: r.log}
 	r.background(ctx, "the router", func(ctx context.Context) error {
 		return runRouterWith(ctx, r.cfg, cfg, r.opts.haproxyPath, alerts)
@@ -508,7 +508,7 @@ func (r *localRun) startRouter(ctx context.Context) error {
 		if alert := alerts.first(); alert != "" {
 			return permanent{r.opts.bindError(alert)}
 		}
-		resp, err := http.Get(fmt.Sprintf("http://%s/healthz/ready", cfg.DataPlane.ListenAddr))
+		resp, err := http.Get(fmt.Sprintf("http://%s/healthz/ready", cfg.Listen.Addr))
 		if err != nil {
 			return err
 		}

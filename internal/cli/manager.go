@@ -22,8 +22,8 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/routeshift/routeshift/haproxy"
 	"github.com/routeshift/routeshift/ingress"
+	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/internal/version"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/webhook"
@@ -52,7 +52,7 @@ func (o *managerOptions) addFlags(f *pflag.FlagSet, leaderElection bool) {
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: info, or debug for every admission decision and Route write")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `address of /metrics ("0" turns it off)`)
 	if f.Lookup("metrics-auth") == nil { // the router has its own (ROUTER_METRICS_AUTH)
-		f.StringVar(&o.metricsAuth, "metrics-auth", haproxy.MetricsAuthKubernetes, `who may read /metrics: kubernetes (a bearer token whose user may get the non-resource URL /metrics, checked with a TokenReview and a SubjectAccessReview) or none (anyone who reaches --metrics-bind-address)`)
+		f.StringVar(&o.metricsAuth, "metrics-auth", settings.MetricsAuthKubernetes, `who may read /metrics: kubernetes (a bearer token whose user may get the non-resource URL /metrics, checked with a TokenReview and a SubjectAccessReview) or none (anyone who reaches --metrics-bind-address)`)
 	}
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	f.StringVar(&o.pprofAddr, "pprof-bind-address", "", "address of Go's /debug/pprof profiles, for diagnosing CPU or memory use (empty: off; bind it to localhost)")
@@ -127,14 +127,14 @@ func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhoo
 	shutdown := 20 * time.Second
 	metricsOpts := metricsserver.Options{BindAddress: o.metricsAddr}
 	switch o.metricsAuth {
-	case haproxy.MetricsAuthNone:
-	case haproxy.MetricsAuthKubernetes:
+	case settings.MetricsAuthNone:
+	case settings.MetricsAuthKubernetes:
 		metricsOpts.FilterProvider = func(c *rest.Config, hc *http.Client) (metricsserver.Filter, error) {
 			clients, err := kubernetes.NewForConfigAndClient(c, hc)
 			if err != nil {
 				return nil, err
 			}
-			auth, err := newMetricsAuth(haproxy.MetricsAuthKubernetes, "", "", managerMetricsAccess, clients)
+			auth, err := newMetricsAuth(settings.MetricsAuthKubernetes, "", "", managerMetricsAccess, clients)
 			if err != nil {
 				return nil, err
 			}

@@ -21,7 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/routeshift/routeshift/haproxy"
+	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -79,7 +79,7 @@ var managerMetricsAccess = metricsAccess{
 // asks the API server through clients.
 func newMetricsAuth(mode, user, password string, access metricsAccess, clients kubernetes.Interface) (*metricsAuth, error) {
 	a := &metricsAuth{mode: mode, user: user, password: password, access: access}
-	if mode == haproxy.MetricsAuthNone || mode == haproxy.MetricsAuthBasic {
+	if mode == settings.MetricsAuthNone || mode == settings.MetricsAuthBasic {
 		return a, nil
 	}
 	var err error
@@ -109,9 +109,9 @@ func newMetricsAuth(mode, user, password string, access metricsAccess, clients k
 func (a *metricsAuth) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		switch a.mode {
-		case haproxy.MetricsAuthNone:
+		case settings.MetricsAuthNone:
 			next.ServeHTTP(w, req)
-		case haproxy.MetricsAuthBasic:
+		case settings.MetricsAuthBasic:
 			if !a.basicOK(req) {
 				w.Header().Set("WWW-Authenticate", `Basic realm="routeshift metrics"`)
 				http.Error(w, "Unauthorized: send the router's STATS_USERNAME and STATS_PASSWORD", http.StatusUnauthorized)

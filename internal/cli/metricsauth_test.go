@@ -16,17 +16,20 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/routeshift/routeshift/haproxy"
+	"github.com/routeshift/routeshift/internal/settings"
 )
 
 // TestMetricsAuthLocal: the checks that need no API server. basic lets in
 // exactly the stats credentials, none lets everyone in, and kubernetes
+// metricsAuthCase is a metrics check's mode and credentials.
+type metricsAuthCase struct{ mode, user, password string }
+
 // turns away a request without a bearer token before asking anyone.
 func TestMetricsAuthLocal(t *testing.T) {
-	basic := haproxy.DataPlaneConfig{MetricsAuth: haproxy.MetricsAuthBasic, StatsUsername: "admin", StatsPassword: "s3cret"}
+	basic := metricsAuthCase{mode: settings.MetricsAuthBasic, user: "admin", password: "s3cret"}
 	cases := []struct {
 		name         string
-		cfg          haproxy.DataPlaneConfig
+		cfg          metricsAuthCase
 		prepare      func(*http.Request)
 		status       int
 		authenticate string // WWW-Authenticate
@@ -38,16 +41,16 @@ func TestMetricsAuthLocal(t *testing.T) {
 		{"basic, wrong user", basic, func(r *http.Request) { r.SetBasicAuth("root", "s3cret") }, http.StatusUnauthorized, `Basic realm="routeshift metrics"`, "Unauthorized"},
 		{"basic, no credentials", basic, func(*http.Request) {}, http.StatusUnauthorized, `Basic realm="routeshift metrics"`, "Unauthorized"},
 		{"basic, a bearer token", basic, func(r *http.Request) { r.Header.Set("Authorization", "Bearer x") }, http.StatusUnauthorized, `Basic realm="routeshift metrics"`, "Unauthorized"},
-		{"none", haproxy.DataPlaneConfig{MetricsAuth: haproxy.MetricsAuthNone}, func(*http.Request) {}, http.StatusOK, "", "metrics"},
-		{"kubernetes, no token", haproxy.DataPlaneConfig{MetricsAuth: haproxy.MetricsAuthKubernetes}, func(*http.Request) {}, http.StatusUnauthorized,
+		{"none", metricsAuthCase{mode: settings.MetricsAuthNone}, func(*http.Request) {}, http.StatusOK, "", "metrics"},
+		{"kubernetes, no token", metricsAuthCase{mode: settings.MetricsAuthKubernetes}, func(*http.Request) {}, http.StatusUnauthorized,
 			`Bearer realm="routeshift metrics"`, "send a bearer token of a user who may get routers/metrics public in route.openshift.io (the ClusterRole routeshift:router-metrics-reader grants it)"},
-		{"kubernetes, basic credentials", haproxy.DataPlaneConfig{MetricsAuth: haproxy.MetricsAuthKubernetes}, func(r *http.Request) { r.SetBasicAuth("admin", "s3cret") },
+		{"kubernetes, basic credentials", metricsAuthCase{mode: settings.MetricsAuthKubernetes}, func(r *http.Request) { r.SetBasicAuth("admin", "s3cret") },
 			http.StatusUnauthorized, `Bearer realm="routeshift metrics"`, "Unauthorized"},
-		{"kubernetes, lower-case scheme without a token", haproxy.DataPlaneConfig{MetricsAuth: haproxy.MetricsAuthKubernetes}, func(r *http.Request) { r.Header.Set("Authorization", "bearer") },
+		{"kubernetes, lower-case scheme without a token", metricsAuthCase{mode: settings.MetricsAuthKubernetes}, func(r *http.Request) { r.Header.Set("Authorization", "bearer") },
 			http.StatusUnauthorized, `Bearer realm="routeshift metrics"`, "Unauthorized: send a bearer token"},
-		{"kubernetes, empty token", haproxy.DataPlaneConfig{MetricsAuth: haproxy.MetricsAuthKubernetes}, func(r *http.Request) { r.Header.Set("Authorization", "Bearer  ") },
+		{"kubernetes, empty token", metricsAuthCase{mode: settings.MetricsAuthKubernetes}, func(r *http.Request) { r.Header.Set("Authorization", "Bearer  ") },
 			http.StatusUnauthorized, `Bearer realm="routeshift metrics"`, "Unauthorized"},
-		{"unresolved mode fails closed", haproxy.DataPlaneConfig{MetricsAuth: "auto"}, func(*http.Request) {}, http.StatusUnauthorized,
+		{"unresolved mode fails closed", metricsAuthCase{mode: "auto"}, func(*http.Request) {}, http.StatusUnauthorized,
 			`Bearer realm="routeshift metrics"`, "Unauthorized"},
 	}
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("metrics\n")) })
@@ -60,7 +63,7 @@ func TestMetricsAuthLocal(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := c.cfg
-			auth, err := newMetricsAuth(d.MetricsAuth, d.StatsUsername, d.StatsPassword, routerMetricsAccess("public"), clients)
+			auth, err := newMetricsAuth(d.mode, d.user, d.password, routerMetricsAccess("public"), clients)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -26,9 +28,13 @@ import (
 
 	"github.com/routeshift/routeshift/certs"
 	"github.com/routeshift/routeshift/haproxy"
+	"github.com/routeshift/routeshift/haproxy/exporter"
+	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/input"
+	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/internal/version"
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/router"
 )
 
 const settingsHelp = `Every setting is an environment variable (the names OpenShift's router uses) and a flag;
@@ -36,7 +42,7 @@ a flag wins over its variable. Run "routeshift router --help" for the list.`
 
 func newRouter() *cobra.Command {
 	m := &managerOptions{}
-	var parse func() (haproxy.Config, error)
+	var parse func() (settings.Config, error)
 	cmd := &cobra.Command{
 		Use:   "router",
 		Short: "Run the router: admit Routes, write their status, serve them with HAProxy",
@@ -59,23 +65,23 @@ token whose user may get routers/metrics of this router in route.openshift.io).
 			return runRouter(cmd.Context(), m, cfg, cmd.ErrOrStderr())
 		},
 	}
-	parse = haproxy.AddFlags(cmd.Flags(), os.Getenv)
+	parse = settings.AddFlags(cmd.Flags(), os.Getenv)
 	m.addFlags(cmd.Flags(), false)
 	cmd.Flags().Lookup("metrics-bind-address").Hidden = true
 	cmd.Flags().Lookup("health-probe-bind-address").Hidden = true
 	return cmd
 }
 
-func runRouter(ctx context.Context, m *managerOptions, cfg haproxy.Config, stderr io.Writer) error {
+func runRouter(ctx context.Context, m *managerOptions, cfg settings.Config, stderr io.Writer) error {
 	if err := m.setupLogging(); err != nil {
 		return err
 	}
-	if err := haproxy.CheckUnsupported(os.Getenv); err != nil {
+	if err := settings.CheckUnsupported(os.Getenv); err != nil {
 		return err
 	}
-	for _, env := range slices.Sorted(mapKeys(haproxy.Superseded)) {
+	for _, env := range slices.Sorted(mapKeys(settings.Superseded)) {
 		if os.Getenv(env) != "" {
-			ctrl.Log.Info("ignoring "+env, "reason", haproxy.Superseded[env])
+			ctrl.Log.Info("ignoring "+env, "reason", settings.Superseded[env])
 		}
 	}
 	restConfig, err := m.restConfig()
@@ -87,34 +93,31 @@ func runRouter(ctx context.Context, m *managerOptions, cfg haproxy.Config, stder
 
 // runRouterWith runs a router with its data plane (HAProxy from
 // haproxyPath) and its health and metrics listener.
-func runRouterWith(ctx context.Context, restConfig *rest.Config, cfg haproxy.Config, haproxyPath string, haproxyLog io.Writer) error {
-	renderer, err := haproxy.NewRenderer(cfg.DataPlane)
+func runRouterWith(ctx context.Context, restConfig *rest.Config, cfg settings.Config, haproxyPath string, haproxyLog io.Writer) error {
+	reg, runtimeMetrics, routerMetrics, err := newRouterRegistry()
 	if err != nil {
 		return err
 	}
-	r := haproxy.NewRouter(cfg)
-	process := haproxy.NewProcess(cfg.DataPlane, renderer, r.Feed().Subscribe())
-	process.HAProxy, process.Log = haproxyPath, haproxyLog
-	if cfg.DataPlane.MetricsType == "haproxy" {
-		if err := haproxy.Registry.Register(haproxy.NewExporter(cfg.DataPlane, process.Stats)); err != nil {
-			return err
-		}
+	dataPlane, err := haproxy.NewDataPlane(cfg.DataPlane, haproxy.DataPlaneOptions{HAProxy: haproxyPath, Log: haproxyLog, Metrics: runtimeMetrics})
+	if err != nil {
+		return err
 	}
+	if err := registerExporter(reg, cfg, dataPlane.Stats); err != nil {
+		return err
+	}
+	r := router.NewRouter(cfg.Router, routerMetrics, dataPlane)
 	clients, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
 		return err
 	}
-	if err := version.RegisterBuildInfo(haproxy.Registry); err != nil {
-		return err
-	}
-	auth, err := newMetricsAuth(cfg.DataPlane.MetricsAuth, cfg.DataPlane.StatsUsername, cfg.DataPlane.StatsPassword,
-		routerMetricsAccess(cfg.Name), clients)
+	auth, err := newMetricsAuth(cfg.Listen.MetricsAuth, cfg.DataPlane.StatsUsername, cfg.DataPlane.StatsPassword,
+		routerMetricsAccess(cfg.Router.Name), clients)
 	if err != nil {
 		return err
 	}
-	health := &routerHealth{ready: process.Ready, auth: auth}
-	server := &http.Server{Addr: cfg.DataPlane.ListenAddr, Handler: health.mux(), ReadHeaderTimeout: 10 * time.Second}
-	serve := haproxy.EveryReplica(func(ctx context.Context) error {
+	health := &routerHealth{ready: r.Ready, registry: reg, auth: auth}
+	server := &http.Server{Addr: cfg.Listen.Addr, Handler: health.mux(), ReadHeaderTimeout: 10 * time.Second}
+	serve := router.EveryReplica(func(ctx context.Context) error {
 		go func() {
 			<-ctx.Done()
 			shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -122,21 +125,51 @@ func runRouterWith(ctx context.Context, restConfig *rest.Config, cfg haproxy.Con
 			_ = server.Shutdown(shutdown)
 		}()
 		if err := server.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("ROUTER_LISTEN_ADDR %s: %w", cfg.DataPlane.ListenAddr, err)
+			return fmt.Errorf("ROUTER_LISTEN_ADDR %s: %w", cfg.Listen.Addr, err)
 		}
 		return nil
 	})
-	ctrl.Log.Info("starting the router", "name", cfg.Name, "namespace", cfg.Namespace, "listen", cfg.DataPlane.ListenAddr,
+	ctrl.Log.Info("starting the router", "name", cfg.Router.Name, "namespace", cfg.Router.Namespace, "listen", cfg.Listen.Addr,
 		"http", cfg.DataPlane.HTTPPort, "https", cfg.DataPlane.HTTPSPort)
-	return r.Run(ctx, restConfig, haproxy.RunOptions{Runnables: []manager.Runnable{serve, process}})
+	return r.Run(ctx, restConfig, router.RunOptions{Runnables: []manager.Runnable{serve}})
+}
+
+// newRouterRegistry is the registry of a router's /metrics, with the Go
+// and process collectors, the build information and the metrics of the
+// router and of HAProxy's runtime registered.
+func newRouterRegistry() (*prometheus.Registry, *runtime.Metrics, *router.Metrics, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if err := version.RegisterBuildInfo(reg); err != nil {
+		return nil, nil, nil, err
+	}
+	runtimeMetrics, err := runtime.NewMetrics(reg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	routerMetrics, err := router.NewMetrics(reg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return reg, runtimeMetrics, routerMetrics, nil
+}
+
+// registerExporter adds HAProxy's statistics to reg when ROUTER_METRICS_TYPE
+// is haproxy.
+func registerExporter(reg prometheus.Registerer, cfg settings.Config, stats func(context.Context) (string, error)) error {
+	if cfg.Listen.MetricsType != "haproxy" {
+		return nil
+	}
+	return reg.Register(exporter.New(cfg.Exporter, stats))
 }
 
 // routerHealth answers /healthz (the process runs) and /healthz/ready
 // (HAProxy serves the first complete configuration), open to all, and
 // /metrics to those auth lets in.
 type routerHealth struct {
-	ready func() bool
-	auth  *metricsAuth
+	ready    func() bool
+	registry *prometheus.Registry
+	auth     *metricsAuth
 }
 
 func (h *routerHealth) mux() *http.ServeMux {
@@ -149,7 +182,7 @@ func (h *routerHealth) mux() *http.ServeMux {
 		}
 		fmt.Fprintln(w, "ok")
 	})
-	mux.Handle("/metrics", h.auth.wrap(promhttp.HandlerFor(haproxy.Registry, promhttp.HandlerOpts{})))
+	mux.Handle("/metrics", h.auth.wrap(promhttp.HandlerFor(h.registry, promhttp.HandlerOpts{})))
 	return mux
 }
 
@@ -176,7 +209,7 @@ type renderOptions struct {
 
 func newRender() *cobra.Command {
 	o := &renderOptions{}
-	var parse func() (haproxy.Config, error)
+	var parse func() (settings.Config, error)
 	cmd := &cobra.Command{
 		Use:   "render -f FILE [-f FILE...] [--dir DIR] [--check] [-o yaml]",
 		Short: "Judge Routes offline as a router would, and print one line per Route",
@@ -215,11 +248,11 @@ router would write instead. The exit status is 0 when every Route could be judge
 	f.StringVar(&o.dir, "dir", "", "write the HAProxy configuration (haproxy.cfg, maps, certificates) into this directory")
 	f.BoolVar(&o.check, "check", false, "check the written configuration with haproxy -c (needs --dir)")
 	f.StringVar(&o.haproxy, "haproxy", "haproxy", "HAProxy binary for --check")
-	parse = haproxy.AddFlags(f, os.Getenv)
+	parse = settings.AddFlags(f, os.Getenv)
 	return cmd
 }
 
-func (o *renderOptions) run(cfg haproxy.Config, stdin io.Reader, stdout, stderr io.Writer) error {
+func (o *renderOptions) run(cfg settings.Config, stdin io.Reader, stdout, stderr io.Writer) error {
 	if o.output != "" && o.output != "yaml" {
 		return fmt.Errorf("--output %q is not supported: use -o yaml or omit it", o.output)
 	}
@@ -228,7 +261,7 @@ func (o *renderOptions) run(cfg haproxy.Config, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	o.stderr = stderr
-	store := haproxy.NewStore(cfg.Admission)
+	store := router.NewStore(cfg.Router.Admission)
 	var routes []*routecore.Route
 	for i, obj := range objs {
 		if err := o.add(store, obj, i, &routes); err != nil {
@@ -239,20 +272,20 @@ func (o *renderOptions) run(cfg haproxy.Config, stdin io.Reader, stdout, stderr 
 	if err := o.writeConfig(cfg, snap); err != nil {
 		return err
 	}
-	id := haproxy.StatusIdentity{RouterName: cfg.Name, CanonicalHostname: cfg.CanonicalHostname}
+	id := router.StatusIdentity{RouterName: cfg.Router.Name, CanonicalHostname: cfg.Router.CanonicalHostname}
 	var printed []any
 	for _, r := range routes {
 		k := r.Namespace + "/" + r.Name
 		d, _ := snap.Decisions.Get(k)
 		switch {
 		case o.output == "yaml":
-			r.Status.Ingress, _ = haproxy.DesiredStatus(r, d, id, time.Now())
+			r.Status.Ingress, _ = router.DesiredStatus(r, d, id, time.Now())
 			shown := r.DeepCopy()
 			if strings.HasPrefix(string(shown.UID), syntheticUID) {
 				shown.UID, shown.CreationTimestamp = "", metav1.Time{}
 			}
 			printed = append(printed, printable(shown))
-		case d.Verdict == haproxy.Rejected:
+		case d.Verdict == router.Rejected:
 			fmt.Fprintf(stdout, "%s rejected %s\n", k, d.Reason)
 			fmt.Fprintf(stderr, "%s: %s\n", k, d.Message)
 		default:
@@ -263,7 +296,7 @@ func (o *renderOptions) run(cfg haproxy.Config, stdin io.Reader, stdout, stderr 
 }
 
 // writeConfig renders the configuration into --dir and checks it.
-func (o *renderOptions) writeConfig(cfg haproxy.Config, snap haproxy.Snapshot) error {
+func (o *renderOptions) writeConfig(cfg settings.Config, snap router.Snapshot) error {
 	if o.dir == "" {
 		if o.check {
 			return errors.New("--check needs --dir")
@@ -311,7 +344,7 @@ const syntheticUID = "render-input-"
 
 // add reads one object into the store; Routes are defaulted as the webhook
 // would, and get the input order as their age.
-func (o *renderOptions) add(store *haproxy.Store, obj input.Object, i int, routes *[]*routecore.Route) error {
+func (o *renderOptions) add(store *router.Store, obj input.Object, i int, routes *[]*routecore.Route) error {
 	ns := obj.Namespace
 	if ns == "" {
 		ns = o.namespace

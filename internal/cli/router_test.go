@@ -1,15 +1,19 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/spf13/pflag"
 
-	"github.com/routeshift/routeshift/haproxy"
+	"github.com/routeshift/routeshift/internal/settings"
 )
 
 // TestRouterRefusesMutualTLS: a router asked for client-certificate
@@ -74,7 +78,7 @@ func runRouterCmd(t *testing.T, args ...string) (stderr string, code int) {
 }
 
 // noNamespace is the refusal of a router that knows no namespace, as
-// haproxy.Router.Run returns it and Execute prints it.
+// router.Router.Run returns it and Execute prints it.
 const noNamespace = "error: ROUTER_SERVICE_NAMESPACE (or $POD_NAMESPACE) is required to write route status: " +
 	"the replicas of a router elect the one that writes in a Lease there; set it, or set ROUTER_UPDATE_STATUS=false\n"
 
@@ -84,9 +88,7 @@ const noNamespace = "error: ROUTER_SERVICE_NAMESPACE (or $POD_NAMESPACE) is requ
 func TestRouterNeedsNamespace(t *testing.T) {
 	t.Setenv("ROUTER_SERVICE_NAMESPACE", "")
 	t.Setenv("POD_NAMESPACE", "")
-	// Router metrics only: the HAProxy exporter would stay registered in
-	// haproxy.Registry after the refusal.
-	stderr, code := runRouterCmd(t, "--metrics-type=")
+	stderr, code := runRouterCmd(t)
 	if code != 1 || stderr != noNamespace {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and\n%s", code, stderr, noNamespace)
 	}
@@ -112,7 +114,7 @@ func TestRouterNamespaceSources(t *testing.T) {
 			t.Setenv("ROUTER_SERVICE_NAMESPACE", tt.serviceNS)
 			t.Setenv("POD_NAMESPACE", tt.podNS)
 			fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
-			parse := haproxy.AddFlags(fs, os.Getenv)
+			parse := settings.AddFlags(fs, os.Getenv)
 			var args []string
 			if tt.arg != "" {
 				args = []string{"--namespace", tt.arg}
@@ -124,8 +126,8 @@ func TestRouterNamespaceSources(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cfg.Namespace != tt.want {
-				t.Errorf("namespace %q, want %q", cfg.Namespace, tt.want)
+			if cfg.Router.Namespace != tt.want {
+				t.Errorf("namespace %q, want %q", cfg.Router.Namespace, tt.want)
 			}
 		})
 	}
@@ -165,20 +167,50 @@ func TestRouterMetricsType(t *testing.T) {
 				t.Setenv("ROUTER_METRICS_TYPE", *tt.env)
 			}
 			stderr, code := runRouterCmd(t, tt.args...)
-			// Unregistering an exporter with the default columns removes
-			// the one the router registered, if it did.
-			exporter := haproxy.Registry.Unregister(haproxy.NewExporter(haproxy.Defaults().DataPlane, nil))
 			if code != 1 || stderr != tt.wantStderr {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and\n%s", code, stderr, tt.wantStderr)
 			}
-			if exporter != tt.wantExporter {
-				t.Errorf("HAProxy exporter registered: %v, want %v", exporter, tt.wantExporter)
+			if stderr != noNamespace {
+				return // refused before a registry is made
+			}
+			// The same settings, from the same variable and flags, give
+			// the router's registry the exporter or not.
+			fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
+			parse := settings.AddFlags(fs, os.Getenv)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := parse()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := exporterRegistered(t, cfg); got != tt.wantExporter {
+				t.Errorf("HAProxy exporter registered: %v, want %v", got, tt.wantExporter)
 			}
 		})
 	}
 }
 
 func strPtr(s string) *string { return &s }
+
+// exporterRegistered reports whether the registry a router with cfg serves
+// on /metrics holds HAProxy's statistics.
+func exporterRegistered(t *testing.T, cfg settings.Config) bool {
+	t.Helper()
+	reg, _, _, err := newRouterRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := func(context.Context) (string, error) { return "", errors.New("no HAProxy in this test") }
+	if err := registerExporter(reg, cfg, stats); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(mfs, func(mf *dto.MetricFamily) bool { return mf.GetName() == "haproxy_exporter_up" })
+}
 
 // TestRenderServicePort: render reads Services: a Route whose numeric
 // targetPort is the Service's port (80, to the pods' 8080) gets the

@@ -1,39 +1,13 @@
 package main
 
 import (
-	"errors"
-	"io/fs"
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/routeshift/routeshift/haproxy"
 	"github.com/routeshift/routeshift/routecore"
 )
-
-// TestSettingExamplesParse: every router setting has an example its own
-// parser accepts (a file the example names need not exist here).
-func TestSettingExamplesParse(t *testing.T) {
-	for _, s := range haproxy.Settings {
-		t.Run(s.Env, func(t *testing.T) {
-			example, err := settingExample(s.Env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			parse := haproxy.AddFlags(pflag.NewFlagSet("router", pflag.ContinueOnError), func(env string) string {
-				if env == s.Env {
-					return example
-				}
-				return ""
-			})
-			if _, err := parse(); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("example %q is refused: %v", example, err)
-			}
-		})
-	}
-}
 
 // TestAnnotationExamplesValidate: every catalogue annotation has an example
 // the catalogue accepts, and a Route with all of them set is valid.
@@ -57,9 +31,10 @@ func TestAnnotationExamplesValidate(t *testing.T) {
 	}
 }
 
-// TestExamplesCannotDrift: docgen fails, saying what to do, when a setting
-// or an annotation has no example, and when an example names one that no
-// longer exists.
+// TestExamplesCannotDrift: docgen fails, saying what to do, when an
+// annotation has no example, and when an example names one that no longer
+// exists. (Every router setting's example is a field of its entry in
+// internal/settings, whose tests parse it.)
 func TestExamplesCannotDrift(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -67,12 +42,8 @@ func TestExamplesCannotDrift(t *testing.T) {
 		change   func(m map[string]string)
 		want     string
 	}{
-		{"setting without example", settingExamples, func(m map[string]string) { delete(m, "ROUTER_THREADS") },
-			"router setting ROUTER_THREADS has no example: add one to settingExamples in internal/docgen/examples.go"},
 		{"annotation without example", annotationExampleValues, func(m map[string]string) { delete(m, routecore.AnnTimeoutTunnel) },
 			"annotation haproxy.router.openshift.io/timeout-tunnel has no example: add one to annotationExampleValues in internal/docgen/examples.go"},
-		{"example of a removed setting", settingExamples, func(m map[string]string) { m["ROUTER_GONE"] = "x" },
-			"internal/docgen/examples.go has examples of ROUTER_GONE, which no longer exist: remove them"},
 		{"example of a removed annotation", annotationExampleValues, func(m map[string]string) { m["haproxy.router.openshift.io/gone"] = "x" },
 			"internal/docgen/examples.go has examples of haproxy.router.openshift.io/gone, which no longer exist: remove them"},
 	}

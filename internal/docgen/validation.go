@@ -28,8 +28,9 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/routeshift/routeshift/certs"
-	"github.com/routeshift/routeshift/haproxy"
+	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/router"
 	"github.com/routeshift/routeshift/webhook"
 )
 
@@ -737,10 +738,10 @@ func kubectlInvalid(name string, errs field.ErrorList) []string {
 // reached the router without the webhook: a fresh Store with the default
 // settings, ROUTER_DOMAIN and wildcard routes allowed.
 func routerVerdict(r *routecore.Route) string {
-	cfg := haproxy.Defaults().Admission
+	cfg := settings.Defaults().Router.Admission
 	cfg.RouterDomain = routerDomain
 	cfg.AllowWildcardRoutes = true
-	store := haproxy.NewStore(cfg)
+	store := router.NewStore(cfg)
 	stored := r.DeepCopy()
 	stored.UID, stored.CreationTimestamp = "example-uid", metav1.Unix(0, 0)
 	store.SetRoute(stored)
@@ -748,7 +749,7 @@ func routerVerdict(r *routecore.Route) string {
 	switch {
 	case !ok:
 		return "?"
-	case d.Verdict == haproxy.Rejected:
+	case d.Verdict == router.Rejected:
 		return "`" + d.Reason + "`"
 	}
 	return d.Verdict.String()

@@ -19,8 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/routeshift/routeshift/haproxy"
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/router"
 	"github.com/routeshift/routeshift/tests/framework"
 )
 
@@ -180,7 +180,7 @@ func TestOneReplicaWrites(t *testing.T) {
 // writes is the router's count of status writes.
 func writes(t *testing.T, r *framework.Router) int {
 	t.Helper()
-	return int(metric(t, r, "routeshift_router_status_writes_total"))
+	return int(counterSum(t, r, "routeshift_router_status_writes_total"))
 }
 
 // TestStatusConflicts: two routers write their entries on the same 50
@@ -326,7 +326,7 @@ func TestStatusOnlyOnChange(t *testing.T) {
 	writesSettle(t, wantWrites{"steady", r, 1})
 }
 
-// TestStatusWriterRateLimit: haproxy.StatusWriter, writing to the real API
+// TestStatusWriterRateLimit: router.StatusWriter, writing to the real API
 // server, spreads its writes as its token bucket promises: with QPS q and
 // its burst of 2q, its k-th write (from 0) starts no sooner than
 // (k+1-2q)/q seconds after the writer started; and it writes every Route
@@ -338,15 +338,15 @@ func TestStatusWriterRateLimit(t *testing.T) {
 	cp := framework.Cluster(t)
 	ns := testNamespace(t, cp, "writer")
 	const n, qps, burst = 30, 5, 2 * 5
-	store := haproxy.NewStore(haproxy.AdmissionConfig{})
+	store := router.NewStore(router.AdmissionConfig{})
 	for i := range n {
 		r := route(ns, fmt.Sprintf("r%02d", i), fmt.Sprintf("r%02d.%s.example.com", i, ns), nil)
 		create(t, cp, r)
 		store.SetRoute(r)
 	}
-	var feed haproxy.Feed
+	var feed router.Feed
 	recorder := &writeRecorder{Client: cp.Client}
-	w := &haproxy.StatusWriter{ID: haproxy.StatusIdentity{RouterName: "bucket"}, Client: recorder, Reader: cp.Client,
+	w := &router.StatusWriter{ID: router.StatusIdentity{RouterName: "bucket"}, Client: recorder, Reader: cp.Client,
 		Snapshots: feed.Subscribe(), QPS: qps}
 	ctx, cancel := context.WithCancel(context.Background())
 	start := time.Now()

@@ -1,0 +1,202 @@
+package haproxy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/go-logr/logr"
+
+	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/runtime"
+	"github.com/routeshift/routeshift/router"
+)
+
+// DataPlane serves a router's snapshots with HAProxy: it renders each
+// snapshot and hands the output to the HAProxy process (runtime.Process).
+// It is the router's Consumer. When applying a snapshot fails, the latest
+// one is applied again after the process's back-off; files the
+// configuration depends on beyond the snapshots (DEFAULT_CERTIFICATE_DIR,
+// DEFAULT_DESTINATION_CA_PATH) are checked every 10 seconds.
+type DataPlane struct {
+	cfg      dataplane.Config
+	renderer *Renderer
+	process  *runtime.Process
+	// filePoll is how often the files beyond the snapshots are checked.
+	filePoll time.Duration
+	// ticks, when set, replaces the RELOAD_INTERVAL ticker (tests).
+	ticks <-chan time.Time
+	// last is the latest snapshot, applied again after a failure.
+	last *router.Snapshot
+}
+
+// DataPlaneOptions are what a DataPlane needs besides its configuration.
+type DataPlaneOptions struct {
+	// HAProxy is the haproxy binary (default: "haproxy" from $PATH).
+	HAProxy string
+	// Log receives HAProxy's own output (default: standard error).
+	Log io.Writer
+	// Metrics records loads and their reasons (nil: not recorded).
+	Metrics *runtime.Metrics
+	// Now is the process's clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// NewDataPlane checks cfg (see NewRenderer) and returns a data plane.
+func NewDataPlane(cfg dataplane.Config, opts DataPlaneOptions) (*DataPlane, error) {
+	renderer, err := NewRenderer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	process := runtime.New(runtime.Config{WorkingDir: renderer.cfg.WorkingDir, MasterSocket: masterSocket, Dirs: workingDirs,
+		ReloadInterval: cfg.ReloadInterval, HAProxy: opts.HAProxy, Log: opts.Log, Now: opts.Now}, opts.Metrics)
+	return &DataPlane{cfg: renderer.cfg, renderer: renderer, process: process, filePoll: 10 * time.Second}, nil
+}
+
+// Ready reports whether HAProxy serves a complete configuration.
+func (d *DataPlane) Ready() bool { return d.process.Ready() }
+
+// Stats returns the CSV of HAProxy's `show stat`, for the exporter.
+func (d *DataPlane) Stats(ctx context.Context) (string, error) { return d.process.Stats(ctx) }
+
+// Serve serves the snapshots of sub until ctx ends, then stops HAProxy
+// gracefully.
+func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription) error {
+	if err := d.process.Prepare(); err != nil {
+		return err
+	}
+	defer d.process.Stop()
+	l := d.newLoop(ctx)
+	defer l.stop()
+	snapshots := forward(ctx, sub)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case snap, ok := <-snapshots:
+			if !ok {
+				return nil
+			}
+			if !snap.Synced && d.cfg.BindPortsAfterSync {
+				continue
+			}
+			l.apply(snap, "applying the configuration")
+		case <-l.ticks:
+			if err := d.process.Tick(ctx); err != nil {
+				l.failed(err, "loading the configuration")
+			}
+		case <-l.retry.C:
+			if _, failing := d.process.RetryIn(); failing && d.last != nil {
+				l.log.Info("applying the latest configuration again after a failure")
+				l.apply(*d.last, "applying the configuration again")
+			}
+		case <-l.files:
+			if d.last != nil && d.renderer.FilesChanged() {
+				l.log.Info("the default certificate or destination CA changed: loading it")
+				l.apply(*d.last, "applying the configuration")
+			}
+		case <-d.process.Exited():
+			if d.process.Stopping() {
+				return nil
+			}
+			l.restart()
+		}
+	}
+}
+
+// loop is what Serve waits on besides snapshots: the RELOAD_INTERVAL
+// ticks, the retry after a failure and the checks of files.
+type loop struct {
+	ctx   context.Context
+	d     *DataPlane
+	log   logr.Logger
+	ticks <-chan time.Time
+	files <-chan time.Time
+	retry *time.Timer
+	stops []func()
+}
+
+func (d *DataPlane) newLoop(ctx context.Context) *loop {
+	l := &loop{ctx: ctx, d: d, log: logf.FromContext(ctx).WithName("haproxy"), ticks: d.ticks, retry: time.NewTimer(time.Hour)}
+	l.retry.Stop() // it runs while the latest snapshot fails to apply
+	l.stops = append(l.stops, func() { l.retry.Stop() })
+	if l.ticks == nil {
+		tick := time.NewTicker(d.cfg.ReloadInterval)
+		l.ticks, l.stops = tick.C, append(l.stops, tick.Stop)
+	}
+	if d.renderer.WatchesFiles() {
+		t := time.NewTicker(d.filePoll)
+		l.files, l.stops = t.C, append(l.stops, t.Stop)
+	}
+	return l
+}
+
+func (l *loop) stop() {
+	for _, f := range l.stops {
+		f()
+	}
+}
+
+// apply applies snap and, after a failure, sets the retry off.
+func (l *loop) apply(snap router.Snapshot, what string) {
+	before := l.d.process.State().Failures
+	if err := l.d.apply(l.ctx, snap); err != nil {
+		l.failed(err, what)
+		return
+	}
+	if before > 0 {
+		l.log.Info("the configuration applies again", "after", before)
+	}
+	l.retry.Stop()
+}
+
+// failed logs a failure and sets the retry off after the process's
+// back-off.
+func (l *loop) failed(err error, what string) {
+	delay, _ := l.d.process.RetryIn()
+	l.retry.Reset(delay)
+	l.log.Error(err, what, "retryIn", delay.String(), "consecutiveFailures", l.d.process.State().Failures)
+}
+
+// restart starts HAProxy again after it died.
+func (l *loop) restart() {
+	l.log.Info("HAProxy exited; starting it again with the last good configuration")
+	if err := l.d.process.Restart(l.ctx); err != nil {
+		l.log.Error(err, "restarting HAProxy")
+		time.Sleep(time.Second)
+	}
+}
+
+// forward delivers the snapshots of sub on a channel until ctx ends.
+func forward(ctx context.Context, sub *router.Subscription) <-chan router.Snapshot {
+	out := make(chan router.Snapshot)
+	go func() {
+		defer close(out)
+		for {
+			s, ok := sub.Next(ctx)
+			if !ok {
+				return
+			}
+			select {
+			case out <- s:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// apply renders a snapshot and hands the output to the process.
+func (d *DataPlane) apply(ctx context.Context, snap router.Snapshot) error {
+	d.last = &snap
+	out, err := d.renderer.Render(snap)
+	if err != nil {
+		d.process.RenderFailed()
+		return fmt.Errorf("rendering (the running configuration keeps serving): %w", err)
+	}
+	return d.process.Apply(ctx, out, snap.Synced)
+}

@@ -1,0 +1,119 @@
+// Package dataplane holds the settings of the HAProxy data plane: how
+// HAProxy is configured and run. It is a leaf: the settings table
+// (internal/settings) fills these settings, the renderer and the process
+// manager (haproxy/, haproxy/runtime/) read them, and it imports none of
+// them.
+package dataplane
+
+import "time"
+
+// Config is how HAProxy is configured and run. Every field comes from a
+// router setting (internal/settings); the renderer (haproxy.NewRenderer)
+// checks them together.
+type Config struct {
+	WorkingDir   string
+	TemplateFile string
+	// BindAddress is the address the public frontends listen on ("" = all).
+	BindAddress string
+	HTTPPort    int
+	HTTPSPort   int
+	// HTTPSRedirectPort is the port written into redirects to HTTPS
+	// (0: none, so clients use 443); set when clients reach the HTTPS
+	// frontend on another port.
+	HTTPSRedirectPort int
+	// SNIPort and NoSNIPort are internal loopback ports between the TLS
+	// frontend and the terminating frontends.
+	SNIPort   int
+	NoSNIPort int
+
+	// IPMode is v4, v6 or v4v6: the address family of the public
+	// listeners when BindAddress is empty.
+	IPMode string
+
+	MaxConnections   int
+	Threads          int
+	Ciphers          string
+	StrictSNI        bool
+	UseProxyProtocol bool
+	// DisableHTTP2 keeps clients on HTTP/1.1; otherwise TLS clients of
+	// routes with their own certificate may use HTTP/2.
+	DisableHTTP2 bool
+	// CipherSuites are the TLS 1.3 suites ("" for the built-in list);
+	// Curves the key-exchange groups ("" for OpenSSL's).
+	CipherSuites string
+	Curves       string
+	// SSLMinVersion and SSLMaxVersion bound the TLS versions clients may
+	// use (TLSv1.0 ... TLSv1.3; SSLMaxVersion "" for no bound).
+	SSLMinVersion string
+	SSLMaxVersion string
+	// BufSize and MaxRewriteSize are HAProxy's buffer size and the part of
+	// it kept for header rewrites, in bytes.
+	BufSize        int
+	MaxRewriteSize int
+	// HardStopAfter bounds how long the workers of replaced
+	// configurations may keep serving their open connections (0: until
+	// the connections end).
+	HardStopAfter time.Duration
+
+	ClientTimeout          time.Duration
+	ClientFinTimeout       time.Duration
+	ConnectTimeout         time.Duration
+	ServerTimeout          time.Duration
+	ServerFinTimeout       time.Duration
+	TunnelTimeout          time.Duration
+	SlowlorisHTTPKeepalive time.Duration
+	SlowlorisTimeout       time.Duration
+	InspectDelay           time.Duration
+	BackendCheckInterval   time.Duration
+
+	LoadBalanceAlgorithm    string
+	TCPBalanceScheme        string
+	CookieName              string
+	BackendProcessEndpoints string
+
+	EnableCompression bool
+	CompressionMIME   string
+
+	// ForwardedHeaders is append, replace, if-none or never: what the
+	// router does with X-Forwarded-* headers clients send.
+	ForwardedHeaders string
+
+	// ErrorFile503 and ErrorFile404 are HTTP responses HAProxy serves
+	// instead of its own 503 and 404 pages; ErrorFile404 also makes
+	// requests no route matches answer 404.
+	ErrorFile503 string
+	ErrorFile404 string
+
+	// DontLogNull, HTTPIgnoreProbes, ContStats and AbortOnClose turn on
+	// the HAProxy options of the same names.
+	DontLogNull      bool
+	HTTPIgnoreProbes bool
+	ContStats        bool
+	AbortOnClose     bool
+
+	SyslogAddress string
+	SyslogFormat  string
+	LogLevel      string
+	LogFacility   string
+	LogMaxLength  int
+
+	StatsPort     int
+	StatsUsername string
+	StatsPassword string
+
+	// DefaultCertificate is PEM (DEFAULT_CERTIFICATE); else
+	// DefaultCertificatePath names a PEM file; else DefaultCertificateDir
+	// holds tls.crt (and tls.key); else a self-signed one is generated.
+	DefaultCertificate       string
+	DefaultCertificatePath   string
+	DefaultCertificateDir    string
+	DefaultDestinationCAPath string
+
+	ReloadInterval     time.Duration
+	BindPortsAfterSync bool
+}
+
+// TLSVersions are the TLS versions clients may be held to (SSL_MIN_VERSION
+// and SSL_MAX_VERSION), oldest first, as HAProxy's ssl-min-ver and
+// ssl-max-ver write them.
+var TLSVersions = []string{"TLSv1.0", "TLSv1.1", "TLSv1.2", "TLSv1.3"}

@@ -1,0 +1,325 @@
+package runtime
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// HAProxy's lifecycle and the commands of its master CLI.
+
+func (p *Process) args() []string {
+	args := []string{"-W", "-db", "-S", p.path(p.cfg.MasterSocket)}
+	for _, f := range p.configArgs {
+		args = append(args, "-f", p.path(f))
+	}
+	return args
+}
+
+// check runs haproxy -c on the files as written (without -q, which would
+// hide why HAProxy refuses a configuration).
+func (p *Process) check() error {
+	args := []string{"-c"}
+	for _, f := range p.configArgs {
+		args = append(args, "-f", p.path(f))
+	}
+	out, err := exec.Command(p.cfg.HAProxy, args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+func (p *Process) startHAProxy(ctx context.Context) error {
+	cmd := exec.Command(p.cfg.HAProxy, p.args()...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if p.cfg.Log != nil {
+		cmd.Stdout, cmd.Stderr = p.cfg.Log, p.cfg.Log
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting HAProxy (%s): %w", p.cfg.HAProxy, err)
+	}
+	p.state = p.state.ProcessStarted()
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	p.mu.Lock()
+	p.cmd, p.exited = cmd, exited
+	p.mu.Unlock()
+	if err := p.waitForWorker(ctx, -1); err != nil {
+		return err
+	}
+	p.metrics.reloadSeconds.Observe(time.Since(start).Seconds())
+	p.lastLoad = p.cfg.Now()
+	logf.FromContext(ctx).WithName("haproxy").Info("HAProxy started", "pid", cmd.Process.Pid)
+	return nil
+}
+
+// reload asks the master to load the configuration again: it starts a new
+// worker, which takes the listening sockets over; the old worker finishes
+// its connections. The reload is logged with its reasons and counted under
+// the first one.
+func (p *Process) reload(ctx context.Context, reasons []Reason) error {
+	before, _, err := p.Reloads()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := p.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
+		return err
+	}
+	if err := p.waitForWorker(ctx, before); err != nil {
+		return err
+	}
+	kind := "unknown"
+	if len(reasons) > 0 {
+		kind = reasons[0].Kind
+	}
+	p.metrics.reloads.WithLabelValues(kind).Inc()
+	p.metrics.reloadSeconds.Observe(time.Since(start).Seconds())
+	p.lastLoad = p.cfg.Now()
+	logf.FromContext(ctx).WithName("haproxy").Info("HAProxy reloaded", "reasons", reasonStrings(reasons))
+	return nil
+}
+
+var showProcMaster = regexp.MustCompile(`(?m)^\d+\s+master\s+(\d+) \[failed: (\d+)\]`)
+
+// Reloads returns the reload and failed-reload counts HAProxy's master
+// reports.
+func (p *Process) Reloads() (reloads, failed int, err error) {
+	out, err := p.master("show proc")
+	if err != nil {
+		return 0, 0, err
+	}
+	m := showProcMaster.FindStringSubmatch(out)
+	if m == nil {
+		return 0, 0, fmt.Errorf("unexpected show proc output: %q", out)
+	}
+	n, _ := strconv.Atoi(m[1])
+	f, _ := strconv.Atoi(m[2])
+	return n, f, nil
+}
+
+// waitForWorker waits until the master reports more than before reloads
+// (before -1: any) and a worker runs.
+func (p *Process) waitForWorker(ctx context.Context, before int) error {
+	deadline := time.Now().Add(60 * time.Second)
+	_, failedBefore, _ := p.Reloads()
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.exited:
+			return errors.New("HAProxy exited while loading its configuration")
+		case <-time.After(10 * time.Millisecond):
+		}
+		n, failed, err := p.Reloads()
+		if err != nil {
+			continue
+		}
+		if before >= 0 && failed > failedBefore {
+			return errors.New("HAProxy could not load the configuration; the previous workers keep serving")
+		}
+		if n > before {
+			if out, err := p.master("show proc"); err == nil && strings.Contains(out, "worker") {
+				return nil
+			}
+		}
+	}
+	return errors.New("HAProxy did not report a new worker within 60s")
+}
+
+// updateServers sets servers through the runtime API of the current worker.
+func (p *Process) updateServers(updates []ServerUpdate) error {
+	if p.unchecked == nil {
+		p.unchecked = map[string]bool{}
+	}
+	var errs []error
+	for _, u := range updates {
+		if name := u.Backend + "/" + u.Server; u.Enabled && !u.Checked {
+			p.unchecked[name] = true
+		} else {
+			delete(p.unchecked, name)
+		}
+		for _, cmd := range serverCommands(u) {
+			out, err := p.master("@1 " + cmd)
+			if err == nil && !runtimeOK(out) {
+				err = errors.New(strings.TrimSpace(out))
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", cmd, err))
+			}
+		}
+		p.metrics.runtimeUpdates.Inc()
+	}
+	return errors.Join(errs...)
+}
+
+// runtimeOK reports whether the runtime API's answer to a server command
+// means success: nothing, or a report of what changed (or needed no
+// change).
+func runtimeOK(answer string) bool {
+	answer = strings.TrimSpace(answer)
+	for _, ok := range []string{"changed from", "no need to change", "New server registered"} {
+		if strings.Contains(answer, ok) {
+			return true
+		}
+	}
+	return answer == ""
+}
+
+// serverCommands are the runtime API commands that put a server slot in
+// the wanted state.
+func serverCommands(u ServerUpdate) []string {
+	name := u.Backend + "/" + u.Server
+	if u.Add {
+		// Added servers start in maintenance, without health checks.
+		add := fmt.Sprintf("add server %s %s weight %d", name, net.JoinHostPort(u.Address, strconv.Itoa(int(u.Port))), u.Weight)
+		cmds := []string{strings.TrimSpace(add + " " + u.Options)}
+		if u.CookieKey != "" {
+			cmds = append(cmds, fmt.Sprintf("set dynamic-cookie-key backend %s %s", u.Backend, u.CookieKey))
+		}
+		if !u.Enabled {
+			return cmds
+		}
+		if u.Checked {
+			cmds = append(cmds, "enable health "+name)
+		}
+		return append(cmds, "set server "+name+" state ready")
+	}
+	if !u.Enabled {
+		return []string{"set server " + name + " state maint"}
+	}
+	cmds := []string{
+		fmt.Sprintf("set server %s addr %s port %d", name, u.Address, u.Port),
+		fmt.Sprintf("set server %s weight %d", name, u.Weight),
+	}
+	if u.Checked {
+		cmds = append(cmds, "enable health "+name)
+	} else {
+		cmds = append(cmds, uncheckCommands(name)...)
+	}
+	return append(cmds, "set server "+name+" state ready")
+}
+
+// uncheckCommands stop a server's health checks and, as a check may have
+// marked it down already, mark it up.
+func uncheckCommands(name string) []string {
+	return []string{"disable health " + name, "set server " + name + " health up"}
+}
+
+// disableHealthChecks turns health checks off, through the runtime API, on
+// the slots of the configuration just loaded that have them configured but
+// must run without (ServerData.Checked), several commands per master CLI
+// line. A check that fails before then marks the server down for that
+// moment only.
+func (p *Process) disableHealthChecks() error {
+	const maxLine = 8 << 10 // well inside HAProxy's tune.bufsize
+	names := slices.Sorted(maps.Keys(p.unchecked))
+	var errs []error
+	for len(names) > 0 {
+		var line strings.Builder
+		for len(names) > 0 && line.Len() < maxLine {
+			if line.Len() > 0 {
+				line.WriteString("; ")
+			}
+			for i, cmd := range uncheckCommands(names[0]) {
+				if i > 0 {
+					line.WriteString("; ")
+				}
+				line.WriteString("@1 " + cmd)
+			}
+			names = names[1:]
+		}
+		out, err := p.master(line.String())
+		if err == nil && strings.TrimSpace(out) != "" {
+			err = errors.New(strings.TrimSpace(out))
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("disabling health checks: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// master sends one command to HAProxy's master CLI and returns its answer.
+func (p *Process) master(cmd string) (string, error) {
+	conn, err := net.DialTimeout("unix", p.path(p.cfg.MasterSocket), 2*time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := conn.Write([]byte(cmd + "\n")); err != nil {
+		return "", err
+	}
+	// Closing our side tells the master the session is over: it answers
+	// and closes its side.
+	if uc, ok := conn.(*net.UnixConn); ok {
+		_ = uc.CloseWrite()
+	}
+	var b strings.Builder
+	sc := bufio.NewScanner(conn)
+	for sc.Scan() {
+		b.WriteString(sc.Text())
+		b.WriteByte('\n')
+	}
+	return b.String(), sc.Err()
+}
+
+// Stop stops HAProxy: SIGUSR1 lets workers finish their connections; after
+// 10 s it is killed.
+func (p *Process) Stop() {
+	p.stopping.Store(true)
+	p.setState(p.state.Stopped())
+	p.mu.Lock()
+	cmd, exited := p.cmd, p.exited
+	p.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGUSR1)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	}
+}
+
+// Stats returns the CSV of `show stat` from the current worker, for the
+// exporter.
+func (p *Process) Stats(ctx context.Context) (string, error) {
+	type result struct {
+		out string
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		out, err := p.master("@1 show stat")
+		ch <- result{out, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case r := <-ch:
+		return r.out, r.err
+	}
+}

@@ -1,0 +1,246 @@
+package settings
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/routeshift/routeshift/haproxy/exporter"
+)
+
+func TestDefaults(t *testing.T) {
+	c := Defaults()
+	d := c.DataPlane
+	if c.Router.Name != "public" || !c.Router.UpdateStatus || !c.Router.Admission.ExtendedValidation || c.Router.Admission.AllowWildcardRoutes ||
+		d.HTTPPort != 80 || d.HTTPSPort != 443 || d.SNIPort != 10444 || d.NoSNIPort != 10443 || d.MaxConnections != 20000 ||
+		d.ReloadInterval != 5*time.Second || d.StrictSNI || d.Ciphers != "intermediate" || d.LoadBalanceAlgorithm != "leastconn" ||
+		d.TCPBalanceScheme != "source" || d.ServerTimeout != 30*time.Second || d.TunnelTimeout != time.Hour ||
+		d.SlowlorisHTTPKeepalive != 300*time.Second || d.BackendCheckInterval != 5*time.Second || c.Listen.Addr != "0.0.0.0:1936" ||
+		c.Exporter.ServerThreshold != 500 || len(c.Exporter.Columns) != 16 || d.CompressionMIME != "text/html text/plain text/css" {
+		t.Errorf("defaults differ from the seeds': %+v", c)
+	}
+}
+
+// TestEnvironmentAndFlags: the environment sets values, flags win over it,
+// and bad values name the variable, the flag and what to do.
+func TestEnvironmentAndFlags(t *testing.T) {
+	env := map[string]string{"ROUTER_SERVICE_HTTP_PORT": "8080", "ROUTER_ALLOWED_DOMAINS": "a.com, b.org", "RELOAD_INTERVAL": "2s",
+		"ROUTE_LABELS": "shard=a", "PROJECT_LABELS": "team=x", "ROUTER_STRICT_SNI": "TRUE"}
+	fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
+	parse := AddFlags(fs, func(k string) string { return env[k] })
+	if err := fs.Parse([]string{"--allow-wildcard-routes", "--https-port"}); err == nil {
+		t.Fatal("--https-port without a value should need one")
+	}
+	fs = pflag.NewFlagSet("router", pflag.ContinueOnError)
+	parse = AddFlags(fs, func(k string) string { return env[k] })
+	if err := fs.Parse([]string{"--https-port=8443", "--allow-wildcard-routes", "--http-port=9090", "--update-status=false"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DataPlane.HTTPPort != 9090 || c.DataPlane.HTTPSPort != 8443 || !c.Router.Admission.AllowWildcardRoutes || !c.DataPlane.StrictSNI || c.Router.UpdateStatus ||
+		c.DataPlane.ReloadInterval != 2*time.Second || strings.Join(c.Router.Admission.AllowedDomains, ",") != "a.com,b.org" ||
+		c.Router.Admission.RouteSelector.String() != "shard=a" || c.Router.Admission.NamespaceSelector.String() != "team=x" {
+		t.Errorf("config %+v", c)
+	}
+
+	bad := map[string]string{"ROUTER_SERVICE_HTTP_PORT": "eighty", "RELOAD_INTERVAL": "100ms", "ROUTER_LOAD_BALANCE_ALGORITHM": "fastest",
+		"ROUTER_DEFAULT_SERVER_TIMEOUT": "30 seconds", "ROUTER_CANONICAL_HOSTNAME": "10.0.0.1"}
+	fs = pflag.NewFlagSet("router", pflag.ContinueOnError)
+	parse = AddFlags(fs, func(k string) string { return bad[k] })
+	_ = fs.Parse(nil)
+	_, err = parse()
+	for _, want := range []string{
+		`ROUTER_SERVICE_HTTP_PORT (--http-port) "eighty": must be a port number from 1 to 65535`,
+		`RELOAD_INTERVAL (--interval) "100ms": must be at least 1s`,
+		`ROUTER_LOAD_BALANCE_ALGORITHM (--load-balance-algorithm) "fastest": use one of roundrobin, leastconn, source, random`,
+		`ROUTER_DEFAULT_SERVER_TIMEOUT (--default-server-timeout) "30 seconds": must be a TimeUnit`,
+		`ROUTER_CANONICAL_HOSTNAME (--router-canonical-hostname) "10.0.0.1": must be a DNS name, not an IP address`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v\nlacks %q", err, want)
+		}
+	}
+}
+
+// TestEverySeedVariable: each environment variable of OpenShift's router
+// that routeshift implements has a setting (the ones with no meaning here
+// are listed in the docs).
+func TestEverySeedVariable(t *testing.T) {
+	have := map[string]bool{}
+	for _, s := range Table {
+		if have[s.Env] {
+			t.Errorf("%s is listed twice", s.Env)
+		}
+		have[s.Env] = true
+		if s.Help == "" || s.Flag == "" || s.Example == "" || s.Parse == nil {
+			t.Errorf("%s lacks help, a flag, an example or a parser", s.Env)
+		}
+	}
+	for _, env := range []string{"DEFAULT_CERTIFICATE", "DEFAULT_CERTIFICATE_DIR", "DEFAULT_CERTIFICATE_PATH", "EXTENDED_VALIDATION",
+		"NAMESPACE_LABELS", "PROJECT_LABELS", "ROUTER_ALLOWED_DOMAINS", "ROUTER_BACKEND_PROCESS_ENDPOINTS", "ROUTER_BIND_PORTS_AFTER_SYNC",
+		"ROUTER_COOKIE_NAME", "ROUTER_COMPRESSION_MIME", "ROUTER_DENIED_DOMAINS", "ROUTER_ENABLE_COMPRESSION", "ROUTER_LISTEN_ADDR",
+		"ROUTER_LOG_LEVEL", "ROUTER_MAX_CONNECTIONS", "ROUTER_METRICS_HAPROXY_SERVER_THRESHOLD", "ROUTER_METRICS_HAPROXY_EXPORTED",
+		"ROUTER_METRICS_HAPROXY_BASE_SCRAPE_INTERVAL", "ROUTER_METRICS_HAPROXY_TIMEOUT", "ROUTER_METRICS_TYPE", "ROUTER_OVERRIDE_DOMAINS",
+		"ROUTER_OVERRIDE_HOSTNAME", "ROUTER_SERVICE_HTTPS_PORT", "ROUTER_SERVICE_HTTP_PORT", "ROUTER_SERVICE_NAME", "ROUTER_CANONICAL_HOSTNAME",
+		"ROUTER_SERVICE_NAMESPACE", "ROUTER_SERVICE_NO_SNI_PORT", "ROUTER_SERVICE_SNI_PORT", "ROUTER_SUBDOMAIN", "ROUTER_SYSLOG_ADDRESS",
+		"ROUTER_SYSLOG_FORMAT", "ROUTER_TCP_BALANCE_SCHEME", "ROUTER_THREADS", "ROUTER_LOAD_BALANCE_ALGORITHM", "ROUTE_LABELS",
+		"STATS_PASSWORD", "STATS_PORT", "STATS_USERNAME", "TEMPLATE_FILE", "RELOAD_INTERVAL", "ROUTER_USE_PROXY_PROTOCOL",
+		"ROUTER_ALLOW_WILDCARD_ROUTES", "ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK", "ROUTER_STRICT_SNI", "ROUTER_CIPHERS",
+		"ROUTER_BACKEND_CHECK_INTERVAL", "ROUTER_CLIENT_FIN_TIMEOUT", "ROUTER_DEFAULT_CLIENT_TIMEOUT", "ROUTER_DEFAULT_CONNECT_TIMEOUT",
+		"ROUTER_DEFAULT_SERVER_FIN_TIMEOUT", "ROUTER_DEFAULT_SERVER_TIMEOUT", "ROUTER_DEFAULT_TUNNEL_TIMEOUT", "ROUTER_SLOWLORIS_HTTP_KEEPALIVE",
+		"ROUTER_SLOWLORIS_TIMEOUT"} {
+		if !have[env] {
+			t.Errorf("seed variable %s has no setting", env)
+		}
+	}
+}
+
+// TestStatsCredentialFiles: STATS_USERNAME_FILE and STATS_PASSWORD_FILE
+// replace the values given directly; a missing file names the variable.
+func TestStatsCredentialFiles(t *testing.T) {
+	dir := t.TempDir()
+	user, pass := filepath.Join(dir, "user"), filepath.Join(dir, "pass")
+	if err := os.WriteFile(user, []byte("admin\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pass, []byte("s3cret w0rd\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name               string
+		env                map[string]string
+		wantUser, wantPass string
+		wantErr            string
+	}{
+		{"files", map[string]string{"STATS_USERNAME_FILE": user, "STATS_PASSWORD_FILE": pass}, "admin", "s3cret w0rd", ""},
+		{"files win", map[string]string{"STATS_USERNAME": "x", "STATS_PASSWORD": "y", "STATS_USERNAME_FILE": user, "STATS_PASSWORD_FILE": pass},
+			"admin", "s3cret w0rd", ""},
+		{"values without files", map[string]string{"STATS_USERNAME": "x", "STATS_PASSWORD": "y"}, "x", "y", ""},
+		{"missing file", map[string]string{"STATS_PASSWORD_FILE": filepath.Join(dir, "nope")}, "", "",
+			`STATS_PASSWORD_FILE (--stats-password-file) "` + filepath.Join(dir, "nope") + `": reading it`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := parseEnv(t, c.env)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Errorf("error %v, want one with %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || cfg.DataPlane.StatsUsername != c.wantUser || cfg.DataPlane.StatsPassword != c.wantPass {
+				t.Errorf("user %q, password %q, %v; want %q, %q", cfg.DataPlane.StatsUsername, cfg.DataPlane.StatsPassword, err, c.wantUser, c.wantPass)
+			}
+		})
+	}
+}
+
+func TestCheckUnsupported(t *testing.T) {
+	for _, c := range []struct {
+		value   string
+		refused bool
+	}{{"", false}, {"none", false}, {"required", true}, {"optional", true}} {
+		err := CheckUnsupported(func(k string) string {
+			if k == "ROUTER_MUTUAL_TLS_AUTH" {
+				return c.value
+			}
+			return ""
+		})
+		if (err != nil) != c.refused || (err != nil && !strings.Contains(err.Error(), "ROUTER_MUTUAL_TLS_AUTH")) {
+			t.Errorf("ROUTER_MUTUAL_TLS_AUTH=%q: %v, want refused %v", c.value, err, c.refused)
+		}
+	}
+}
+
+// TestBooleanSettings: exactly the settings that take true and false (and
+// nothing else) count as switches, whose flags may be given alone.
+func TestBooleanSettings(t *testing.T) {
+	for _, s := range Table {
+		var c Config
+		takesBool := s.Parse(&c, "true") == nil && s.Parse(&c, "FALSE") == nil && s.Parse(&c, "maybe") != nil
+		if takesBool != s.IsBool() {
+			t.Errorf("%s: parses booleans %v, but IsBool %v (default %q): a switch's default must be true or false", s.Env, takesBool, s.IsBool(), s.Default)
+		}
+	}
+}
+
+// TestMetricsAuth: auto means basic with both stats credentials, else
+// kubernetes; basic without them is refused with what to set.
+func TestMetricsAuth(t *testing.T) {
+	cases := []struct {
+		name    string
+		env     map[string]string
+		want    string
+		wantErr string
+	}{
+		{"default", nil, MetricsAuthKubernetes, ""},
+		{"auto with credentials", map[string]string{"STATS_USERNAME": "u", "STATS_PASSWORD": "p"}, MetricsAuthBasic, ""},
+		{"auto with a user only", map[string]string{"STATS_USERNAME": "u"}, MetricsAuthKubernetes, ""},
+		{"kubernetes despite credentials", map[string]string{"STATS_USERNAME": "u", "STATS_PASSWORD": "p", "ROUTER_METRICS_AUTH": "kubernetes"}, MetricsAuthKubernetes, ""},
+		{"none", map[string]string{"ROUTER_METRICS_AUTH": "none"}, MetricsAuthNone, ""},
+		{"basic without credentials", map[string]string{"ROUTER_METRICS_AUTH": "basic", "STATS_USERNAME": "u"}, "",
+			"ROUTER_METRICS_AUTH (--metrics-auth) basic: set STATS_USERNAME and STATS_PASSWORD"},
+		{"unknown", map[string]string{"ROUTER_METRICS_AUTH": "token"}, "",
+			`ROUTER_METRICS_AUTH (--metrics-auth) "token": use one of auto, kubernetes, basic, none`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := parseEnv(t, c.env)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Errorf("error %v, want one with %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || cfg.Listen.MetricsAuth != c.want {
+				t.Errorf("MetricsAuth %q, %v; want %q", cfg.Listen.MetricsAuth, err, c.want)
+			}
+		})
+	}
+	if got := Defaults().Listen.MetricsAuth; got != MetricsAuthKubernetes {
+		t.Errorf("Defaults().Listen.MetricsAuth = %q, want %q", got, MetricsAuthKubernetes)
+	}
+}
+
+// TestExamplesParse: every setting's example is accepted by its own parser,
+// given as its environment variable (a file the example names need not
+// exist here).
+func TestExamplesParse(t *testing.T) {
+	for _, s := range Table {
+		t.Run(s.Env, func(t *testing.T) {
+			if _, err := parseEnv(t, map[string]string{s.Env: s.Example}); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("example %q is refused: %v", s.Example, err)
+			}
+		})
+	}
+}
+
+// TestExportedColumnsDefault: the default of ROUTER_METRICS_HAPROXY_EXPORTED
+// is every column the exporter has a metric for.
+func TestExportedColumnsDefault(t *testing.T) {
+	if got, want := Defaults().Exporter.Columns, exporter.Columns(); !slices.Equal(got, want) || len(want) == 0 {
+		t.Errorf("default columns %v, want %v", got, want)
+	}
+}
+
+// parseEnv parses the router settings from env alone, as AddFlags does
+// when no flag is given.
+func parseEnv(t *testing.T, env map[string]string) (Config, error) {
+	t.Helper()
+	fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
+	parse := AddFlags(fs, func(k string) string { return env[k] })
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	return parse()
+}

@@ -1,0 +1,479 @@
+package router
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/routeshift/routeshift/internal/fixtures"
+	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/router/routertest"
+)
+
+// Route builders (router/routertest), under the short names these tests use.
+var (
+	epoch      = routertest.Epoch
+	rt         = routertest.Route
+	withPath   = routertest.WithPath
+	wildcard   = routertest.Wildcard
+	withLabels = routertest.WithLabels
+	withTLS    = routertest.WithTLS
+)
+
+// verdicts renders every decision as "ns/name admitted" or
+// "ns/name rejected Reason: message", sorted, as `routeshift render` prints.
+func verdicts(s Snapshot) []string {
+	var out []string
+	for k, d := range s.Decisions.All() {
+		line := k + " " + d.Verdict.String()
+		if d.Verdict == Rejected {
+			line += " " + d.Reason + ": " + d.Message
+		}
+		out = append(out, line)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func expect(t *testing.T, s Snapshot, want ...string) {
+	t.Helper()
+	slices.Sort(want)
+	if got := verdicts(s); !slices.Equal(got, want) {
+		t.Errorf("decisions:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+func store(cfg AdmissionConfig, routes ...*routecore.Route) *Store {
+	s := NewStore(cfg)
+	for _, r := range routes {
+		s.SetRoute(r)
+	}
+	return s
+}
+
+// TestHostClaims: the oldest route wins a host; other namespaces lose it,
+// the same namespace adds paths (docs/router.md, host claims).
+func TestHostClaims(t *testing.T) {
+	cfg := AdmissionConfig{}
+	t.Run("T-CLAIM-1 other namespace loses", func(t *testing.T) {
+		s := store(cfg, rt("nsa", "r1", "h.example.com", 1), rt("nsb", "r2", "h.example.com", 2))
+		expect(t, s.Commit(true), "nsa/r1 admitted",
+			"nsb/r2 rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than r2")
+	})
+	t.Run("T-CLAIM-2 same namespace paths are added", func(t *testing.T) {
+		s := store(cfg, rt("nsa", "a", "h.example.com", 1, withPath("/a")), rt("nsa", "b", "h.example.com", 2, withPath("/b")))
+		expect(t, s.Commit(true), "nsa/a admitted", "nsa/b admitted")
+	})
+	t.Run("T-CLAIM-3 same path: oldest wins", func(t *testing.T) {
+		s := store(cfg, rt("nsa", "old", "h.example.com", 1, withPath("/a")), rt("nsa", "new", "h.example.com", 2, withPath("/a")))
+		expect(t, s.Commit(true), "nsa/old admitted",
+			"nsa/new rejected HostAlreadyClaimed: route old already exposes h.example.com and is older")
+	})
+	t.Run("T-CLAIM-4 deleting the older route hands the host to the other namespace", func(t *testing.T) {
+		s := store(cfg, rt("nsa", "r1", "h.example.com", 1, withPath("/one")), rt("nsb", "r2", "h.example.com", 2),
+			rt("nsa", "r3", "h.example.com", 3, withPath("/three")))
+		expect(t, s.Commit(true), "nsa/r1 admitted", "nsa/r3 admitted",
+			"nsb/r2 rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than r2")
+		s.DeleteRoute("nsa", "r1")
+		expect(t, s.Commit(true), "nsb/r2 admitted",
+			"nsa/r3 rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than r3")
+	})
+	t.Run("T-CLAIM-5 an older route relabelled into the shard replaces the holder", func(t *testing.T) {
+		sharded := AdmissionConfig{RouteSelector: labels.SelectorFromSet(labels.Set{"shard": "a"})}
+		y := rt("nsy", "y", "h.example.com", 1)
+		s := store(sharded, y, rt("nsx", "x", "h.example.com", 2, withLabels("shard", "a")))
+		expect(t, s.Commit(true), "nsx/x admitted", "nsy/y ignored")
+		relabelled := y.DeepCopy()
+		relabelled.Labels, relabelled.ResourceVersion = map[string]string{"shard": "a"}, "2"
+		s.SetRoute(relabelled)
+		expect(t, s.Commit(true), "nsy/y admitted",
+			"nsx/x rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than x")
+	})
+	t.Run("deleting the holder promotes the next oldest contender", func(t *testing.T) {
+		s := store(cfg, rt("ns1", "a", "h.example.com", 1), rt("ns2", "b", "h.example.com", 2), rt("ns3", "c", "h.example.com", 3))
+		s.Commit(true)
+		s.DeleteRoute("ns1", "a")
+		expect(t, s.Commit(true), "ns2/b admitted",
+			"ns3/c rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than c")
+	})
+	t.Run("ties in creation time are broken by UID", func(t *testing.T) {
+		s := store(cfg, rt("ns2", "b", "h.example.com", 1), rt("ns1", "a", "h.example.com", 1))
+		expect(t, s.Commit(true), "ns1/a admitted",
+			"ns2/b rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than b")
+	})
+	t.Run("passthrough excludes other TLS routes of the host, not plain ones", func(t *testing.T) {
+		s := store(cfg, rt("ns", "pt", "h.example.com", 1, withTLS(routecore.TLSTerminationPassthrough)),
+			rt("ns", "edge", "h.example.com", 2, withPath("/api"), withTLS(routecore.TLSTerminationEdge)),
+			rt("ns", "plain", "h.example.com", 3, withPath("/web")))
+		expect(t, s.Commit(true), "ns/pt admitted", "ns/plain admitted",
+			"ns/edge rejected HostAlreadyClaimed: route pt already exposes h.example.com and is older")
+	})
+}
+
+// TestNamespaceOwnership: each case with the namespace ownership check on
+// and off. On, the owner namespace owns the host, its paths and, for
+// wildcard routes, the domain; off, a route is rejected only when its
+// host+path is already claimed (docs/router.md). The messages are
+// OpenShift's router's.
+func TestNamespaceOwnership(t *testing.T) {
+	r1 := rt("ns1", "r1", "www.abc.xyz", 1)
+	tests := []struct {
+		name    string
+		routes  []*routecore.Route
+		on, off []string
+	}{
+		{"T-OWN-1/T-OWN-5 the first claim", []*routecore.Route{r1},
+			[]string{"ns1/r1 admitted"},
+			[]string{"ns1/r1 admitted"}},
+		// On, ns1 owns the host and all its paths; off, ns2 may add a
+		// path.
+		{"T-OWN-2/T-OWN-8 another namespace adds a path",
+			[]*routecore.Route{r1, rt("ns2", "r2", "www.abc.xyz", 2, withPath("/path1/path2"))},
+			[]string{"ns1/r1 admitted", "ns2/r2 rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than r2"},
+			[]string{"ns1/r1 admitted", "ns2/r2 admitted"}},
+		// The owner's own paths never conflict.
+		{"T-OWN-3 the owner adds a path",
+			[]*routecore.Route{r1, rt("ns1", "r1b", "www.abc.xyz", 2, withPath("/path1"))},
+			[]string{"ns1/r1 admitted", "ns1/r1b admitted"},
+			[]string{"ns1/r1 admitted", "ns1/r1b admitted"}},
+		// Off: another host of the domain is no host+path already
+		// claimed.
+		{"T-OWN-4 a wildcard owner and another namespace's host in its domain",
+			[]*routecore.Route{rt("ns1", "w", "wildcard.abc.xyz", 1, wildcard), rt("ns2", "z", "z.abc.xyz", 2)},
+			[]string{"ns1/w admitted", "ns2/z rejected HostAlreadyClaimed: a route in another namespace holds host z.abc.xyz"},
+			[]string{"ns1/w admitted", "ns2/z admitted"}},
+		// On: r1 makes ns1 the owner of the domain abc.xyz for wildcard
+		// routes.
+		{"T-OWN-6 another namespace's wildcard in the owner's domain",
+			[]*routecore.Route{r1, rt("ns2", "w", "wildcard.abc.xyz", 2, wildcard)},
+			[]string{"ns1/r1 admitted", "ns2/w rejected HostAlreadyClaimed: a route in another namespace holds host wildcard.abc.xyz"},
+			[]string{"ns1/r1 admitted", "ns2/w admitted"}},
+		// On: as OpenShift's router, a plain host blocks other namespaces'
+		// wildcard claims on its domain, not their plain hosts.
+		{"T-OWN-7 other namespaces claim other hosts of the domain",
+			[]*routecore.Route{r1, rt("ns2", "foo", "foo.abc.xyz", 2), rt("ns3", "bar", "bar.abc.xyz", 3), rt("ns4", "baz", "baz.abc.xyz", 4)},
+			[]string{"ns1/r1 admitted", "ns2/foo admitted", "ns3/bar admitted", "ns4/baz admitted"},
+			[]string{"ns1/r1 admitted", "ns2/foo admitted", "ns3/bar admitted", "ns4/baz admitted"}},
+		// On: as another namespace's wildcard in the owner's domain.
+		{"T-OWN-9 a third namespace's wildcard",
+			[]*routecore.Route{r1, rt("ns3", "wildthing", "wildthing.abc.xyz", 3, wildcard)},
+			[]string{"ns1/r1 admitted", "ns3/wildthing rejected HostAlreadyClaimed: a route in another namespace holds host wildthing.abc.xyz"},
+			[]string{"ns1/r1 admitted", "ns3/wildthing admitted"}},
+		// On: ns1 owns the host, so no other namespace gets in, whatever
+		// the path.
+		{"T-OWN-10 a claimed host+path, in the same namespace and in another",
+			[]*routecore.Route{r1, rt("ns2", "r2", "www.abc.xyz", 2, withPath("/p1/p2")),
+				rt("ns2", "rx", "www.abc.xyz", 3, withPath("/p1/p2")), rt("ns5", "ry", "www.abc.xyz", 4, withPath("/p1/p2"))},
+			[]string{"ns1/r1 admitted",
+				"ns2/r2 rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than r2",
+				"ns2/rx rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than rx",
+				"ns5/ry rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than ry"},
+			[]string{"ns1/r1 admitted", "ns2/r2 admitted",
+				"ns2/rx rejected HostAlreadyClaimed: route r2 already exposes www.abc.xyz and is older",
+				"ns5/ry rejected HostAlreadyClaimed: route r2 already exposes www.abc.xyz and is older"}},
+
+		// A wildcard route's own host is a claim under the rules of plain
+		// routes (OpenShift's UniqueHost), whichever of the two is older.
+		{"a younger wildcard route on a plain route's host and path, same namespace",
+			[]*routecore.Route{rt("ns1", "plain", "foo.example.com", 1), rt("ns1", "w", "foo.example.com", 2, wildcard)},
+			[]string{"ns1/plain admitted", "ns1/w rejected HostAlreadyClaimed: route plain already exposes foo.example.com and is older"},
+			[]string{"ns1/plain admitted", "ns1/w rejected HostAlreadyClaimed: route plain already exposes foo.example.com and is older"}},
+		{"a younger wildcard route on another namespace's host and path",
+			[]*routecore.Route{rt("ns1", "plain", "foo.example.com", 1), rt("ns2", "w", "foo.example.com", 2, wildcard)},
+			[]string{"ns1/plain admitted", "ns2/w rejected HostAlreadyClaimed: a route in another namespace holds host foo.example.com"},
+			[]string{"ns1/plain admitted", "ns2/w rejected HostAlreadyClaimed: route plain already exposes foo.example.com and is older"}},
+		{"a younger wildcard route on a plain route's host with another path",
+			[]*routecore.Route{rt("ns1", "plain", "foo.example.com", 1), rt("ns1", "w", "foo.example.com", 2, wildcard, withPath("/api"))},
+			[]string{"ns1/plain admitted", "ns1/w admitted"},
+			[]string{"ns1/plain admitted", "ns1/w admitted"}},
+		{"a younger wildcard TLS route on a passthrough route's host",
+			[]*routecore.Route{rt("ns1", "pt", "foo.example.com", 1, withTLS(routecore.TLSTerminationPassthrough)),
+				rt("ns1", "w", "foo.example.com", 2, wildcard, withPath("/api"), withTLS(routecore.TLSTerminationEdge))},
+			[]string{"ns1/pt admitted", "ns1/w rejected HostAlreadyClaimed: route pt already exposes foo.example.com and is older"},
+			[]string{"ns1/pt admitted", "ns1/w rejected HostAlreadyClaimed: route pt already exposes foo.example.com and is older"}},
+		{"a younger plain TLS route on a passthrough wildcard route's host",
+			[]*routecore.Route{rt("ns1", "w", "foo.example.com", 1, wildcard, withTLS(routecore.TLSTerminationPassthrough)),
+				rt("ns1", "edge", "foo.example.com", 2, withPath("/api"), withTLS(routecore.TLSTerminationEdge)),
+				rt("ns1", "plain", "foo.example.com", 3, withPath("/web"))},
+			[]string{"ns1/w admitted", "ns1/plain admitted", "ns1/edge rejected HostAlreadyClaimed: route w already exposes foo.example.com and is older"},
+			[]string{"ns1/w admitted", "ns1/plain admitted", "ns1/edge rejected HostAlreadyClaimed: route w already exposes foo.example.com and is older"}},
+		{"a younger plain route on a wildcard route's host and path",
+			[]*routecore.Route{rt("ns1", "w", "www.abc.xyz", 1, wildcard), rt("ns1", "r", "www.abc.xyz", 2), rt("ns1", "p", "www.abc.xyz", 3, withPath("/p"))},
+			[]string{"ns1/w admitted", "ns1/p admitted", "ns1/r rejected HostAlreadyClaimed: route w already exposes www.abc.xyz and is older"},
+			[]string{"ns1/w admitted", "ns1/p admitted", "ns1/r rejected HostAlreadyClaimed: route w already exposes www.abc.xyz and is older"}},
+		{"a younger wildcard TLS route on a passthrough wildcard route's host",
+			[]*routecore.Route{rt("ns1", "w", "foo.example.com", 1, wildcard, withTLS(routecore.TLSTerminationPassthrough)),
+				rt("ns1", "w2", "foo.example.com", 2, wildcard, withPath("/api"), withTLS(routecore.TLSTerminationEdge))},
+			[]string{"ns1/w admitted", "ns1/w2 rejected HostAlreadyClaimed: route w already exposes foo.example.com and is older"},
+			[]string{"ns1/w admitted", "ns1/w2 rejected HostAlreadyClaimed: route w already exposes foo.example.com and is older"}},
+		{"wildcard routes share the domain by path",
+			[]*routecore.Route{rt("ns1", "w", "wildcard.abc.xyz", 1, wildcard), rt("ns1", "w2", "other.abc.xyz", 2, wildcard, withPath("/api")),
+				rt("ns1", "w3", "third.abc.xyz", 3, wildcard), rt("ns1", "plain", "z.abc.xyz", 4)},
+			[]string{"ns1/w admitted", "ns1/w2 admitted", "ns1/plain admitted",
+				"ns1/w3 rejected HostAlreadyClaimed: wildcard route ns1/w has host *.abc.xyz, blocking third.abc.xyz"},
+			[]string{"ns1/w admitted", "ns1/w2 admitted", "ns1/plain admitted",
+				"ns1/w3 rejected HostAlreadyClaimed: wildcard route ns1/w has host *.abc.xyz, blocking third.abc.xyz"}},
+		{"another namespace's wildcard route with the same path",
+			[]*routecore.Route{rt("ns1", "w", "wildcard.abc.xyz", 1, wildcard), rt("ns2", "w2", "other.abc.xyz", 2, wildcard)},
+			[]string{"ns1/w admitted", "ns2/w2 rejected HostAlreadyClaimed: a route in another namespace holds host other.abc.xyz"},
+			[]string{"ns1/w admitted", "ns2/w2 rejected HostAlreadyClaimed: wildcard route ns1/w has host *.abc.xyz, blocking other.abc.xyz"}},
+	}
+	for _, tt := range tests {
+		for _, mode := range []struct {
+			name string
+			off  bool
+			want []string
+		}{{"check on", false, tt.on}, {"check off", true, tt.off}} {
+			t.Run(tt.name+", "+mode.name, func(t *testing.T) {
+				cfg := AdmissionConfig{AllowWildcardRoutes: true, DisableNamespaceOwnershipCheck: mode.off}
+				expect(t, store(cfg, tt.routes...).Commit(true), mode.want...)
+			})
+		}
+	}
+	t.Run("wildcard routes need ROUTER_ALLOW_WILDCARD_ROUTES", func(t *testing.T) {
+		expect(t, store(AdmissionConfig{}, rt("ns1", "w", "wildcard.abc.xyz", 1, wildcard)).Commit(true),
+			"ns1/w rejected RouteNotAdmitted: wildcard routes are not allowed")
+	})
+}
+
+// TestDomains: ROUTER_ALLOWED_DOMAINS and ROUTER_DENIED_DOMAINS match
+// whole labels, the denied list winning (docs/router.md, domains).
+func TestDomains(t *testing.T) {
+	const (
+		admitted   = "admitted"
+		denied     = "rejected RouteNotAdmitted: host in list of denied domains"
+		notAllowed = "rejected RouteNotAdmitted: host not in the allowed list of domains"
+	)
+	type host struct{ name, want string }
+	tests := []struct {
+		name            string
+		allowed, denied string
+		hosts           []host
+	}{
+		{"T-DOM-1", "", "open.header.test, openshift.org, block.it", []host{
+			{"foo.header.test", admitted}, {"www.allow.it", admitted}, {"www.openshift.test", admitted},
+			{"open.header.test", denied}, {"www.open.header.test", denied}, {"block.it", denied},
+			{"franco.baresi.block.it", denied}, {"openshift.org", denied}, {"api.openshift.org", denied},
+		}},
+		{"T-DOM-2", "stickshift.org, kates.net", "", []host{
+			{"stickshift.org", admitted}, {"www.stickshift.org", admitted}, {"kates.net", admitted},
+			{"api.kates.net", admitted}, {"erno.r.kube.kates.net", admitted},
+			{"www.open.header.test", notAllowed}, {"drive.ottomatic.org", notAllowed}, {"www.wayless.com", notAllowed},
+			{"www.deny.it", notAllowed},
+		}},
+		// The deny list is checked first: hosts the allow list would admit
+		// but the deny list names are denied for that.
+		{"T-DOM-3", "openshift.org, kates.net", "ops.openshift.org, metrics.kates.net", []host{
+			{"openshift.org", admitted}, {"api.openshift.org", admitted}, {"m.api.openshift.org", admitted},
+			{"kates.net", admitted}, {"api.kates.net", admitted},
+			{"www.open.header.test", notAllowed}, {"ops.openshift.org", denied}, {"log.ops.openshift.org", denied},
+			{"www.block.it", notAllowed}, {"metrics.kates.net", denied}, {"int.metrics.kates.net", denied},
+		}},
+	}
+	for _, tt := range tests {
+		cfg := AdmissionConfig{AllowedDomains: ParseDomainList(tt.allowed), DeniedDomains: ParseDomainList(tt.denied)}
+		for _, h := range tt.hosts {
+			t.Run(tt.name+" "+h.name, func(t *testing.T) {
+				expect(t, store(cfg, rt("ns", "r", h.name, 1)).Commit(true), "ns/r "+h.want)
+			})
+		}
+	}
+}
+
+// TestShards: three routers select namespaces by label (name prefixes,
+// which label selectors cannot express, become an "initial" label). Overlapped, router-2 (K-T)
+// and router-3 (Q-Z) both serve Q-T; with router-2 narrowed to K-P, every
+// namespace has exactly one router.
+func TestShards(t *testing.T) {
+	tests := []struct {
+		name    string
+		routers map[string]string // router -> its selector
+		want    map[string]string // initial -> the routers that admit its namespace's route
+	}{
+		{"overlapped", map[string]string{
+			"router-1": "initial in (a,b,c,d,e,f,g,h,i,j)",
+			"router-2": "initial in (k,l,m,n,o,p,q,r,s,t)",
+			"router-3": "initial in (q,r,s,t,u,v,w,x,y,z)",
+		}, map[string]string{
+			"a": "router-1", "b": "router-1", "c": "router-1", "d": "router-1", "e": "router-1",
+			"f": "router-1", "g": "router-1", "h": "router-1", "i": "router-1", "j": "router-1",
+			"k": "router-2", "l": "router-2", "m": "router-2", "n": "router-2", "o": "router-2", "p": "router-2",
+			"q": "router-2 router-3", "r": "router-2 router-3", "s": "router-2 router-3", "t": "router-2 router-3",
+			"u": "router-3", "v": "router-3", "w": "router-3", "x": "router-3", "y": "router-3", "z": "router-3",
+		}},
+		{"router-2 narrowed to K-P", map[string]string{
+			"router-1": "initial in (a,b,c,d,e,f,g,h,i,j)",
+			"router-2": "initial in (k,l,m,n,o,p)",
+			"router-3": "initial in (q,r,s,t,u,v,w,x,y,z)",
+		}, map[string]string{
+			"a": "router-1", "b": "router-1", "c": "router-1", "d": "router-1", "e": "router-1",
+			"f": "router-1", "g": "router-1", "h": "router-1", "i": "router-1", "j": "router-1",
+			"k": "router-2", "l": "router-2", "m": "router-2", "n": "router-2", "o": "router-2", "p": "router-2",
+			"q": "router-3", "r": "router-3", "s": "router-3", "t": "router-3",
+			"u": "router-3", "v": "router-3", "w": "router-3", "x": "router-3", "y": "router-3", "z": "router-3",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := map[string][]string{}
+			for _, router := range slices.Sorted(maps.Keys(tt.routers)) {
+				sel, err := labels.Parse(tt.routers[router])
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := NewStore(AdmissionConfig{NamespaceSelector: sel})
+				for i, l := range "abcdefghijklmnopqrstuvwxyz" {
+					ns := string(l) + "-team"
+					s.SetNamespace(ns, map[string]string{"initial": string(l)})
+					s.SetRoute(rt(ns, "r", ns+".example.com", i))
+				}
+				for k, d := range s.Commit(true).Decisions.All() {
+					switch d.Verdict {
+					case Admitted:
+						got[k[:1]] = append(got[k[:1]], router)
+					case Rejected:
+						t.Errorf("%s rejects %s: %s", router, k, d.Message)
+					}
+				}
+			}
+			for initial, routers := range tt.want {
+				if g := strings.Join(got[initial], " "); g != routers {
+					t.Errorf("%s-team is served by %q, want %q", initial, g, routers)
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Errorf("namespaces served: %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRouteShard: ROUTE_LABELS selects routes; a route relabelled out of the
+// shard is ignored, and its host goes to the next contender.
+func TestRouteShard(t *testing.T) {
+	cfg := AdmissionConfig{RouteSelector: labels.SelectorFromSet(labels.Set{"sla": "high"})}
+	holder := rt("ns1", "a", "h.example.com", 1, withLabels("sla", "high"))
+	s := store(cfg, holder, rt("ns2", "b", "h.example.com", 2, withLabels("sla", "high")), rt("ns3", "c", "c.example.com", 3))
+	expect(t, s.Commit(true), "ns1/a admitted", "ns3/c ignored",
+		"ns2/b rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than b")
+	out := holder.DeepCopy()
+	out.Labels, out.ResourceVersion = map[string]string{"sla": "low"}, "2"
+	s.SetRoute(out)
+	expect(t, s.Commit(true), "ns1/a ignored", "ns2/b admitted", "ns3/c ignored")
+}
+
+// TestDefensiveChecks: routes that bypassed the webhook are judged by
+// routecore's rules; annotation values are ignored, not refused.
+func TestDefensiveChecks(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	tests := []struct {
+		name  string
+		cfg   AdmissionConfig
+		route *routecore.Route
+		want  string
+	}{
+		{"no host", AdmissionConfig{}, rt("ns", "r", "", 1),
+			"ns/r rejected NoHostValue: no host value was defined for the route"},
+		{"invalid host", AdmissionConfig{}, rt("ns", "r", long+".example.com", 1),
+			`ns/r rejected InvalidHost: host name validation errors: spec.host: Invalid value: "` + long + `.example.com": must be no more than 63 characters`},
+		{"upper-case host", AdmissionConfig{}, rt("ns", "r", "WWW.example.com", 1),
+			`ns/r rejected InvalidHost: host name validation errors: spec.host: Invalid value: "WWW.example.com": host must conform to DNS 952 subdomain conventions, ` +
+				`spec.host: Invalid value: "WWW.example.com": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
+		{"passthrough with a path", AdmissionConfig{}, rt("ns", "r", "h.example.com", 1, withPath("/x"), withTLS(routecore.TLSTerminationPassthrough)),
+			`ns/r rejected RouteNotAdmitted: spec.path: Invalid value: "/x": passthrough termination does not support paths`},
+		{"a bad annotation value is ignored", AdmissionConfig{}, rt("ns", "r", "h.example.com", 1,
+			func(r *routecore.Route) { r.Annotations = map[string]string{routecore.AnnTimeout: "5 minutes"} }), "ns/r admitted"},
+		{"spec.subdomain with ROUTER_DOMAIN", AdmissionConfig{RouterDomain: "apps.example.com"},
+			rt("ns", "r", "", 1, func(r *routecore.Route) { r.Spec.Subdomain = "shop" }), "ns/r admitted"},
+		{"ROUTER_SUBDOMAIN names hostless routes", AdmissionConfig{HostnameTemplate: "${name}-${namespace}.apps.example.com"},
+			rt("ns", "r", "", 1), "ns/r admitted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			expect(t, store(tt.cfg, tt.route).Commit(true), tt.want)
+		})
+	}
+}
+
+// TestEffectiveHost: ROUTER_SUBDOMAIN, its overrides, and spec.subdomain.
+func TestEffectiveHost(t *testing.T) {
+	tmpl := HostnameTemplate("${name}-${namespace}.apps.example.com")
+	tests := []struct {
+		name string
+		cfg  AdmissionConfig
+		r    *routecore.Route
+		want string
+	}{
+		{"host kept", AdmissionConfig{HostnameTemplate: tmpl}, rt("ns", "r", "www.example.com", 1), "www.example.com"},
+		{"template for hostless routes", AdmissionConfig{HostnameTemplate: tmpl}, rt("ns", "r", "", 1), "r-ns.apps.example.com"},
+		{"ROUTER_OVERRIDE_HOSTNAME", AdmissionConfig{HostnameTemplate: tmpl, OverrideHostname: true}, rt("ns", "r", "www.example.com", 1), "r-ns.apps.example.com"},
+		{"ROUTER_OVERRIDE_DOMAINS", AdmissionConfig{HostnameTemplate: tmpl, OverrideDomains: ParseDomainList("router.default.svc.cluster.local")},
+			rt("ns", "r", "r-ns.router.default.svc.cluster.local", 1), "r-ns.apps.example.com"},
+		{"other domains not overridden", AdmissionConfig{HostnameTemplate: tmpl, OverrideDomains: ParseDomainList("cluster.local")},
+			rt("ns", "r", "www.example.com", 1), "www.example.com"},
+		{"subdomain", AdmissionConfig{RouterDomain: "apps.example.com"}, rt("ns", "r", "", 1, func(r *routecore.Route) { r.Spec.Subdomain = "shop" }), "shop.apps.example.com"},
+		{"upper-case host kept (validation refuses it)", AdmissionConfig{}, rt("ns", "r", "WWW.Example.com", 1), "WWW.Example.com"},
+		{"upper-case host in ROUTER_OVERRIDE_DOMAINS", AdmissionConfig{HostnameTemplate: tmpl, OverrideDomains: ParseDomainList("cluster.local")},
+			rt("ns", "r", "R-NS.Cluster.Local", 1), "r-ns.apps.example.com"},
+	}
+	for _, tt := range tests {
+		if got := tt.cfg.effectiveHost(tt.r); got != tt.want {
+			t.Errorf("%s: host %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestAdmissionExtendedValidation: EXTENDED_VALIDATION on rejects a route
+// whose certificate is broken or does not match its key with
+// ExtendedValidationFailed (the route still holds its host against other
+// namespaces); off, the router admits and serves it as it is.
+func TestAdmissionExtendedValidation(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsWith := func(term routecore.TLSTerminationType, cert, key string) func(*routecore.Route) {
+		return func(r *routecore.Route) {
+			r.Spec.TLS = &routecore.TLSConfig{Termination: term, Certificate: cert, Key: key, CACertificate: string(p.CA.CertPEM)}
+		}
+	}
+	leaf, leafKey, otherKey := string(p.Leaf.CertPEM), string(p.Leaf.KeyPEM), string(p.Other.KeyPEM)
+	const mismatch = `spec.tls.key: Invalid value: "redacted key data": tls: private key does not match public key`
+	tests := []struct {
+		name    string
+		tls     func(*routecore.Route)
+		message string // ExtendedValidationFailed message with validation on; "" when valid
+	}{
+		{"edge with matching key", tlsWith(routecore.TLSTerminationEdge, leaf, leafKey), ""},
+		{"edge with another certificate's key", tlsWith(routecore.TLSTerminationEdge, leaf, otherKey), mismatch},
+		{"reencrypt with another certificate's key", tlsWith(routecore.TLSTerminationReencrypt, leaf, otherKey), mismatch},
+		{"edge with a certificate that is not PEM", tlsWith(routecore.TLSTerminationEdge, "not a certificate", leafKey),
+			`spec.tls.certificate: Invalid value: "redacted certificate data": invalid/empty certificate data: data does not contain any valid RSA or ECDSA certificates`},
+	}
+	for _, tt := range tests {
+		for _, extended := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, EXTENDED_VALIDATION=%v", tt.name, extended), func(t *testing.T) {
+				r := rt("ns", "r", "www.example.com", 1, tt.tls)
+				s := store(AdmissionConfig{ExtendedValidation: extended}, r, rt("other", "late", "www.example.com", 2))
+				snap := s.Commit(true)
+				late := "other/late rejected HostAlreadyClaimed: a route in another namespace holds www.example.com and is older than late"
+				if !extended || tt.message == "" {
+					expect(t, snap, "ns/r admitted", late)
+					got, ok := snap.Routes.Get("ns/r")
+					if !ok || got.TLS == nil || got.TLS.Certificate != r.Spec.TLS.Certificate || got.TLS.Key != r.Spec.TLS.Key {
+						t.Errorf("ns/r served %v with TLS %+v, want the route's certificate and key as written", ok, got)
+					}
+					return
+				}
+				expect(t, snap, "ns/r rejected ExtendedValidationFailed: "+tt.message, late)
+				if _, ok := snap.Routes.Get("ns/r"); ok {
+					t.Error("ns/r is served although rejected")
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,287 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// Consumer serves the snapshots a router publishes: a data plane. Every
+// replica of a router runs its consumers.
+type Consumer interface {
+	// Serve consumes the snapshots of sub until ctx ends; an error stops
+	// the router.
+	Serve(ctx context.Context, sub *Subscription) error
+	// Ready reports whether the consumer serves a complete (synced)
+	// snapshot.
+	Ready() bool
+}
+
+// Router is one router instance: it watches Routes, Namespaces,
+// EndpointSlices, Services and TLS Secrets, judges them in a Store, and
+// publishes snapshots to the status writer and its consumers.
+type Router struct {
+	cfg       Config
+	metrics   *Metrics
+	consumers []Consumer
+	store     *Store
+	feed      *Feed
+	events    chan func(*Store)
+	// published is whether a synced snapshot has been published.
+	published bool
+}
+
+// NewRouter returns a router with an empty store that serves its
+// snapshots to consumers and records its metrics in metrics (nil: none).
+func NewRouter(cfg Config, metrics *Metrics, consumers ...Consumer) *Router {
+	return &Router{cfg: cfg, metrics: metrics, consumers: consumers, store: NewStore(cfg.Admission), feed: &Feed{},
+		events: make(chan func(*Store), 4096)}
+}
+
+// Feed is where the router publishes snapshots.
+func (r *Router) Feed() *Feed { return r.feed }
+
+// Ready reports whether every consumer serves a complete snapshot.
+func (r *Router) Ready() bool {
+	for _, c := range r.consumers {
+		if !c.Ready() {
+			return false
+		}
+	}
+	return true
+}
+
+// RunOptions are what a running router needs besides its Config.
+type RunOptions struct {
+	// LeaseDuration and friends tune leader election among replicas.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// Runnables are extra components (the health and metrics server)
+	// started with the router.
+	Runnables []manager.Runnable
+}
+
+// Run runs the router until ctx ends: caches, the store loop, the status
+// writer (on the elected replica), the consumers and opts.Runnables.
+func (r *Router) Run(ctx context.Context, restConfig *rest.Config, opts RunOptions) error {
+	if r.cfg.UpdateStatus && r.cfg.Namespace == "" {
+		return errors.New("ROUTER_SERVICE_NAMESPACE (or $POD_NAMESPACE) is required to write route status: " +
+			"the replicas of a router elect the one that writes in a Lease there; set it, or set ROUTER_UPDATE_STATUS=false")
+	}
+	mgr, err := r.newManager(restConfig, opts)
+	if err != nil {
+		return err
+	}
+	if err := r.watch(ctx, mgr.GetCache()); err != nil {
+		return err
+	}
+	if err := mgr.Add(EveryReplica(func(ctx context.Context) error { return r.loop(ctx, mgr.GetCache().WaitForCacheSync) })); err != nil {
+		return err
+	}
+	if r.cfg.UpdateStatus {
+		w := &StatusWriter{ID: StatusIdentity{RouterName: r.cfg.Name, CanonicalHostname: r.cfg.CanonicalHostname},
+			Client: mgr.GetClient(), Reader: mgr.GetCache(), Snapshots: r.feed.Subscribe(), Metrics: r.metrics}
+		if err := mgr.Add(w); err != nil {
+			return err
+		}
+	}
+	for _, c := range r.consumers {
+		sub := r.feed.Subscribe()
+		if err := mgr.Add(EveryReplica(func(ctx context.Context) error { return c.Serve(ctx, sub) })); err != nil {
+			return err
+		}
+	}
+	for _, run := range opts.Runnables {
+		if err := mgr.Add(run); err != nil {
+			return err
+		}
+	}
+	return mgr.Start(ctx)
+}
+
+func (r *Router) newManager(restConfig *rest.Config, opts RunOptions) (manager.Manager, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := routecore.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	stripManagedFields := func(o any) (any, error) {
+		if m, ok := o.(client.Object); ok {
+			m.SetManagedFields(nil)
+		}
+		return o, nil
+	}
+	return ctrl.NewManager(restConfig, ctrl.Options{
+		Scheme:  scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"}, // the router serves its own metrics on ROUTER_LISTEN_ADDR
+		Cache: cache.Options{
+			DefaultTransform: stripManagedFields,
+			ByObject: map[client.Object]cache.ByObject{
+				// Only TLS secrets: external certificates.
+				&corev1.Secret{}: {Field: fields.OneTermEqualSelector("type", string(corev1.SecretTypeTLS))},
+				// Only the ports of Services: what a numeric targetPort names.
+				&corev1.Service{}: {Transform: servicePortsOnly},
+			},
+		},
+		LeaderElection:                r.cfg.UpdateStatus,
+		LeaderElectionID:              "routeshift-router-" + r.cfg.Name,
+		LeaderElectionNamespace:       r.cfg.Namespace,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 durationOr(opts.LeaseDuration),
+		RenewDeadline:                 durationOr(opts.RenewDeadline),
+		RetryPeriod:                   durationOr(opts.RetryPeriod),
+	})
+}
+
+// servicePortsOnly keeps of a Service what the Store reads (its name and
+// ports), so that the cache does not hold every Service whole.
+func servicePortsOnly(o any) (any, error) {
+	svc, ok := o.(*corev1.Service)
+	if !ok {
+		return o, nil
+	}
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: svc.Namespace, Name: svc.Name, UID: svc.UID, ResourceVersion: svc.ResourceVersion},
+		Spec:       corev1.ServiceSpec{Ports: svc.Spec.Ports},
+	}, nil
+}
+
+func durationOr(d time.Duration) *time.Duration {
+	if d == 0 {
+		return nil
+	}
+	return &d
+}
+
+// watch turns informer events into store updates, in order, for the loop.
+func (r *Router) watch(ctx context.Context, c cache.Cache) error {
+	handlers := []struct {
+		obj client.Object
+		set func(*Store, client.Object)
+		del func(*Store, client.Object)
+	}{
+		{&routecore.Route{}, func(s *Store, o client.Object) { s.SetRoute(o.(*routecore.Route)) },
+			func(s *Store, o client.Object) { s.DeleteRoute(o.GetNamespace(), o.GetName()) }},
+		{&corev1.Namespace{}, func(s *Store, o client.Object) { s.SetNamespace(o.GetName(), o.GetLabels()) },
+			func(s *Store, o client.Object) { s.DeleteNamespace(o.GetName()) }},
+		{&discoveryv1.EndpointSlice{}, func(s *Store, o client.Object) { s.SetEndpointSlice(o.(*discoveryv1.EndpointSlice)) },
+			func(s *Store, o client.Object) {
+				s.DeleteEndpointSlice(o.GetNamespace(), o.GetName(), o.GetLabels()[discoveryv1.LabelServiceName])
+			}},
+		{&corev1.Service{}, func(s *Store, o client.Object) { s.SetService(o.(*corev1.Service)) },
+			func(s *Store, o client.Object) { s.DeleteService(o.GetNamespace(), o.GetName()) }},
+		{&corev1.Secret{}, func(s *Store, o client.Object) { s.SetSecret(o.(*corev1.Secret)) },
+			func(s *Store, o client.Object) { s.DeleteSecret(o.GetNamespace(), o.GetName()) }},
+	}
+	for _, h := range handlers {
+		inf, err := c.GetInformer(ctx, h.obj)
+		if err != nil {
+			return fmt.Errorf("watching %T: %w", h.obj, err)
+		}
+		set, del := h.set, h.del
+		_, err = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc:    func(o any) { r.send(o, set) },
+			UpdateFunc: func(_, o any) { r.send(o, set) },
+			DeleteFunc: func(o any) {
+				if tomb, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+					o = tomb.Obj
+				}
+				r.send(o, del)
+			},
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Router) send(o any, apply func(*Store, client.Object)) {
+	if obj, ok := o.(client.Object); ok {
+		r.events <- func(s *Store) { apply(s, obj) }
+	}
+}
+
+// loop applies events to the store and, after each batch, commits and
+// publishes a snapshot. Before the caches have synced it only applies
+// (after publishing one empty snapshot, unless ports bind after sync).
+func (r *Router) loop(ctx context.Context, waitForSync func(context.Context) bool) error {
+	log := logf.FromContext(ctx).WithName("router")
+	synced := make(chan struct{})
+	go func() {
+		if waitForSync(ctx) {
+			close(synced)
+		}
+	}()
+	isSynced := false
+	if !r.cfg.WaitForSync {
+		// Let the data plane bind its ports at once, as OpenShift's router
+		// does by default: it answers 503 until the first complete model,
+		// and the router is not ready before it. The snapshot is empty,
+		// not partial: admission decided on half the routes would serve
+		// hosts to the wrong routes.
+		r.commit(false)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-synced:
+			synced, isSynced = nil, true
+			log.Info("caches synced; publishing the first complete model")
+		case ev := <-r.events:
+			ev(r.store)
+		drain:
+			for {
+				select {
+				case ev := <-r.events:
+					ev(r.store)
+				default:
+					break drain
+				}
+			}
+		}
+		if isSynced {
+			r.commit(true)
+		}
+	}
+}
+
+func (r *Router) commit(synced bool) {
+	start := time.Now()
+	snap := r.store.Commit(synced)
+	if !snap.Changed.Empty() || snap.Version == 1 || (synced && !r.published) {
+		r.feed.Publish(snap)
+		r.published = r.published || synced
+	}
+	r.metrics.modelUpdated(time.Since(start).Seconds(), r.store.verdicts)
+}
+
+// EveryReplica is a runnable that runs on every replica of a router, not
+// only on the elected one.
+type EveryReplica func(ctx context.Context) error
+
+// Start runs the function.
+func (f EveryReplica) Start(ctx context.Context) error { return f(ctx) }
+
+// NeedLeaderElection is false: every replica serves.
+func (f EveryReplica) NeedLeaderElection() bool { return false }
