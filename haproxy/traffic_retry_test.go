@@ -107,7 +107,7 @@ func TestTrafficRetryRefusedFirstConfiguration(t *testing.T) {
 	r.waitFailures(t, failures+2)
 	select {
 	case err := <-done:
-		t.Fatalf("Process.Start returned: %v", err)
+		t.Fatalf("DataPlane.Serve returned: %v", err)
 	default:
 	}
 	if r.p.Ready() {

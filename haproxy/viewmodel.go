@@ -1,9 +1,9 @@
 package haproxy
 
 // The HAProxy configuration is printed by Go text/templates
-// (templates/*.tmpl, embedded) from the data types of this file. The renderer decides everything beforehand (defaults,
-// annotation values, weights, server slots, quoting); the templates only
-// print.
+// (templates/*.tmpl, embedded) from the data types of this file. The
+// renderer decides everything beforehand (defaults, annotation values,
+// weights, server slots, quoting); the templates only print.
 //
 // Two templates make up the configuration:
 //
@@ -30,7 +30,10 @@ package haproxy
 //     values that come from routes are validated or single-quoted with
 //     HAProxy's quoting, and never contain line breaks.
 //   - A route's server slots (BackendData.Servers) must each be printed as
-//     one "server" line named ServerData.Name. Between reloads the router
+//     one "server" line named ServerData.Name. The built-in template prints
+//     ServerDefaults.Options and ServerData.Options, which are also the
+//     options of servers the runtime API adds; with a custom template a
+//     backend that needs more slots is reloaded instead. Between reloads the router
 //     changes a slot's address, port, weight and state through HAProxy's
 //     runtime API, so nothing else in the configuration may depend on them.
 //   - Backends must be named BackendData.Name: the lookup maps hold these

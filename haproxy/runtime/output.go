@@ -116,8 +116,13 @@ const (
 // mergeReasons appends the reasons of b that a lacks.
 func mergeReasons(a, b []Reason) []Reason {
 	out := slices.Clone(a)
+	seen := make(map[Reason]bool, len(a))
+	for _, r := range a {
+		seen[r] = true
+	}
 	for _, r := range b {
-		if !slices.Contains(out, r) {
+		if !seen[r] {
+			seen[r] = true
 			out = append(out, r)
 		}
 	}
