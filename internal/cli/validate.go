@@ -100,7 +100,7 @@ func (o *validateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 		if o.output == "yaml" {
 			defaulted = append(defaulted, printable(r))
 		} else {
-			fmt.Fprintf(stdout, "%s/%s valid\n", r.Namespace, r.Name)
+			fmt.Fprintf(stdout, "%s/%s valid\n", r.Namespace, displayName(r))
 		}
 	}
 	if err := printYAML(stdout, defaulted); err != nil {
@@ -142,6 +142,15 @@ func (o *validateOptions) validate(ctx context.Context, obj input.Object, stderr
 		return nil, nil
 	}
 	return r, nil
+}
+
+// displayName is a Route's name, or for one with only generateName what
+// the API server will name it: that prefix and 5 random characters.
+func displayName(r *routecore.Route) string {
+	if r.Name == "" && r.GenerateName != "" {
+		return r.GenerateName + "<generated>"
+	}
+	return r.Name
 }
 
 // validateSummary counts what validate did, for its last line.

@@ -158,3 +158,13 @@ func TestValidateJSONKeepsCharacters(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, want it to start with %q", code, stderr, want)
 	}
 }
+
+// TestValidateGenerateName: a Route with only metadata.generateName is
+// listed under the name the API server will give it.
+func TestValidateGenerateName(t *testing.T) {
+	stdin := "apiVersion: route.openshift.io/v1\nkind: Route\nmetadata: {generateName: web-}\nspec: {host: a.example.com, to: {name: s}}\n"
+	stdout, stderr, code := run(t, stdin, "validate", "-f", "-")
+	if stdout != "default/web-<generated> valid\n" || code != 0 {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
