@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// renderInput is n Routes in 50 namespaces, every fifth one edge, each
+// manyRoutes is n Routes in 50 namespaces, every fifth one edge, each
 // with its own host, as `kubectl get routes -A -o yaml` would print them.
-func renderInput(n int) string {
+func manyRoutes(n int) string {
 	var b strings.Builder
 	for i := range n {
 		tls := ""
@@ -28,7 +28,7 @@ func renderInput(n int) string {
 // Routes (render is linear); s/10k-routes reports it.
 func BenchmarkRenderCommand(b *testing.B) {
 	for _, n := range []int{10000, 20000, 40000} {
-		in := renderInput(n)
+		in := manyRoutes(n)
 		b.Run(fmt.Sprintf("routes-%d", n), func(b *testing.B) {
 			for b.Loop() {
 				if code := Execute([]string{"render", "-f", "-"}, strings.NewReader(in), io.Discard, io.Discard); code != 0 {

@@ -195,6 +195,22 @@ func shardWant(letters string) []string {
 	return out
 }
 
+// summary is render's last line for the case's verdicts.
+func (tt renderCase) summary() string {
+	var s renderSummary
+	for _, line := range tt.want {
+		switch {
+		case strings.HasSuffix(line, " admitted"):
+			s.admitted++
+		case strings.Contains(line, " rejected "):
+			s.rejected++
+		default:
+			s.ignored++
+		}
+	}
+	return s.String() + "\n"
+}
+
 func (tt renderCase) check(t *testing.T) {
 	t.Helper()
 	for k, v := range tt.env {
@@ -203,6 +219,10 @@ func (tt renderCase) check(t *testing.T) {
 	stdout, stderr, code := run(t, "", append([]string{"render", "-f", filepath.Join("testdata", "render", tt.fixture)}, tt.flags...)...)
 	if want := strings.Join(tt.want, "\n") + "\n"; code != 0 || stdout != want {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant stdout:\n%s", code, stdout, stderr, want)
+	}
+	stderr, found := strings.CutSuffix(stderr, tt.summary())
+	if !found {
+		t.Errorf("stderr does not end in %q:\n%s", tt.summary(), stderr)
 	}
 	got := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
 	if stderr == "" {
@@ -247,10 +267,16 @@ func TestRenderYAML(t *testing.T) {
 	}
 }
 
+// TestRenderBadInput: a Route render cannot read is reported and makes
+// the exit status 1; the others are still judged.
 func TestRenderBadInput(t *testing.T) {
-	_, stderr, code := run(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n", "render", "-f", "-")
-	if code != 1 || stderr != "error: <stdin>, document 1 (line 1): apps/v1 Deployment is not read by render: give it Routes, Namespaces, EndpointSlices, Services and Secrets\n" {
-		t.Errorf("exit %d, stderr %q", code, stderr)
+	stdout, stderr, code := run(t, "apiVersion: route.openshift.io/v1\nkind: Route\nmetadata: {name: typed}\nspec: {to: {name: s, weight: heavy}}\n---\n"+
+		routeDoc("ns", "ok", "www.example.com", "")+routeDoc("ns", "ok", "www.example.com", ""), "render", "-f", "-")
+	want := "error: <stdin>, document 1 (line 1): json: cannot unmarshal string into Go struct field RouteTargetReference.spec.to.weight of type int32\n" +
+		"error: <stdin>, document 3 (line 11): route ns/ok appears twice in the input\n" +
+		"summary: 1 route judged: 1 admitted, 0 rejected, 0 ignored; 2 routes could not be read; 0 objects of other kinds skipped\n"
+	if code != 1 || stdout != "ns/ok admitted\n" || stderr != want {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
 	}
 	_, stderr, code = run(t, "", "render", "-f", "-", "--http-port", "eighty")
 	if code != 1 || !strings.Contains(stderr, `ROUTER_SERVICE_HTTP_PORT (--http-port) "eighty": must be a port number from 1 to 65535`) {

@@ -85,7 +85,7 @@ func (o *translateOptions) run(ctx context.Context, stdin io.Reader, stdout, std
 	case o.fromCluster:
 		ingresses, err = o.readCluster(ctx, objs)
 	default:
-		ingresses, failed, err = o.readFiles(stdin, objs, stderr)
+		ingresses, failed, err = o.readFiles(ctx, stdin, objs, stderr)
 	}
 	if err != nil {
 		return err
@@ -146,8 +146,8 @@ func (o *translateOptions) report(ing *networkingv1.Ingress, res ingress.Result,
 // readFiles reads the objects translate uses and skips the others. An
 // object that cannot be decoded is reported on stderr and counted; the
 // others are still read.
-func (o *translateOptions) readFiles(stdin io.Reader, objs *ingress.ObjectSet, stderr io.Writer) ([]*networkingv1.Ingress, int, error) {
-	read, err := o.in.read(stdin)
+func (o *translateOptions) readFiles(ctx context.Context, stdin io.Reader, objs *ingress.ObjectSet, stderr io.Writer) ([]*networkingv1.Ingress, int, error) {
+	read, err := o.in.read(ctx, stdin)
 	if err != nil {
 		return nil, 0, err
 	}

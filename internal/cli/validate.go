@@ -76,7 +76,7 @@ func (o *validateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 	if err := routecore.ValidateRouteSuffix(o.routeSuffix); err != nil {
 		return fmt.Errorf("--route-suffix: %v", err)
 	}
-	objs, err := o.in.read(stdin)
+	objs, err := o.in.read(ctx, stdin)
 	if err != nil {
 		return err
 	}
@@ -179,7 +179,7 @@ func (in *inputFlags) addFlags(f *pflag.FlagSet, reads string) {
 	f.BoolVarP(&in.verbose, "verbose", "v", false, "list the objects skipped for their kind ("+reads+")")
 }
 
-func (in *inputFlags) read(stdin io.Reader) ([]input.Object, error) {
+func (in *inputFlags) read(ctx context.Context, stdin io.Reader) ([]input.Object, error) {
 	params := make(map[string]string, len(in.params))
 	for _, p := range in.params {
 		name, value, ok := strings.Cut(p, "=")
@@ -188,7 +188,11 @@ func (in *inputFlags) read(stdin io.Reader) ([]input.Object, error) {
 		}
 		params[name] = value
 	}
-	return input.Read(in.files, stdin, input.Options{Params: params})
+	objs, err := input.Read(ctx, in.files, stdin, input.Options{Params: params})
+	if ctx.Err() != nil {
+		return nil, errInterrupted
+	}
+	return objs, err
 }
 
 // skip lists an object of a kind the command does not read, with -v.

@@ -14,6 +14,7 @@ package input
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,15 +60,16 @@ type Options struct {
 }
 
 // Read reads every object from the named files in order; "-" reads stdin.
-// A file that holds no object at all is an error.
-func Read(paths []string, stdin io.Reader, opts Options) ([]Object, error) {
+// A file that holds no object at all is an error. When ctx ends, Read
+// stops, even while it waits for standard input, and returns ctx's error.
+func Read(ctx context.Context, paths []string, stdin io.Reader, opts Options) ([]Object, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no input: name files with -f (use -f - for standard input)")
 	}
 	r := newReader(opts)
 	var objs []Object
 	for _, p := range paths {
-		data, name, err := readFile(p, stdin)
+		data, name, err := readFile(ctx, p, stdin)
 		if err != nil {
 			return nil, err
 		}
@@ -90,19 +92,42 @@ func Parse(source string, data []byte, opts Options) ([]Object, error) {
 	return objs, r.checkParams()
 }
 
-func readFile(path string, stdin io.Reader) ([]byte, string, error) {
+func readFile(ctx context.Context, path string, stdin io.Reader) ([]byte, string, error) {
 	if path == "-" {
-		data, err := io.ReadAll(stdin)
+		data, err := readAll(ctx, stdin)
 		if err != nil {
 			return nil, "", fmt.Errorf("reading standard input: %w", err)
 		}
 		return data, "<stdin>", nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("reading input: %w", err)
 	}
 	return data, path, nil
+}
+
+// readAll reads r to its end, or until ctx ends: a pipe nobody writes to
+// must not keep a command from stopping.
+func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := io.ReadAll(r)
+		done <- result{data, err}
+	}()
+	select {
+	case res := <-done:
+		return res.data, res.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // reader reads objects and remembers the Template parameters it met, so

@@ -143,7 +143,7 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 // Template could not give (a parameter without value) are left out.
 func routesOf(t *testing.T, file string) []input.Object {
 	t.Helper()
-	objs, err := input.Read([]string{file}, nil, input.Options{})
+	objs, err := input.Read(context.Background(), []string{file}, nil, input.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
