@@ -94,6 +94,9 @@ func (o *translateOptions) run(ctx context.Context, stdin io.Reader, stdout, std
 	var sum summary
 	for _, ing := range ingresses {
 		res := ingress.Translate(ing, objs, o.controllerName)
+		if err := refuseAsStored(ctx, &res); err != nil {
+			return err
+		}
 		sum.add(ing, res)
 		o.report(ing, res, stderr)
 		for _, r := range res.Routes {
@@ -111,6 +114,27 @@ func (o *translateOptions) run(ctx context.Context, stdin io.Reader, stdout, std
 	if failed > 0 {
 		return errInvalid
 	}
+	return nil
+}
+
+// refuseAsStored moves the Routes the API server would refuse after the
+// webhook (for the CRD's schema) from res.Routes to res.Problems, so that
+// what translate prints is what the cluster would store.
+func refuseAsStored(ctx context.Context, res *ingress.Result) error {
+	kept := res.Routes[:0]
+	for _, r := range res.Routes {
+		errs, err := input.ValidateRoute(ctx, r)
+		if err != nil {
+			return err
+		}
+		if len(errs) > 0 {
+			res.Problems = append(res.Problems, fmt.Sprintf("Route for host %q and path %q would be refused by the API server: %s",
+				r.Spec.Host, r.Spec.Path, errs.ToAggregate().Error()))
+			continue
+		}
+		kept = append(kept, r)
+	}
+	res.Routes = kept
 	return nil
 }
 

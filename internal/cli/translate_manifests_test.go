@@ -93,3 +93,39 @@ func TestTranslateVerbose(t *testing.T) {
 		t.Errorf("exit %d\nstderr:\n%s\nwant:\n%s", code, stderr, want)
 	}
 }
+
+// TestTranslateRefusedBySchema: a Route the webhook's rules accept but the
+// CRD's schema refuses (a host label over 63 characters, allowed by
+// route.openshift.io/allow-non-dns-compliant-host) is reported, not
+// printed, so that translate's output always passes validate.
+func TestTranslateRefusedBySchema(t *testing.T) {
+	label := strings.Repeat("a", 70)
+	input := `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: long
+  namespace: shop
+  annotations: {route.openshift.io/allow-non-dns-compliant-host: "true"}
+spec:
+  rules:
+  - host: ` + label + `.example.com
+    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}
+  - host: short.example.com
+    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec: {ports: [{port: 80}]}
+`
+	stdout, stderr, code := run(t, input, "translate", "-f", "-")
+	want := `warning: ingress shop/long: Route for host "` + label + `.example.com" and path "/" would be refused by the API server: spec.host: Invalid value: "` + label +
+		`.example.com": spec.host in body should match '^([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]{0,61}[a-zA-Z0-9])(\.([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]{0,61}[a-zA-Z0-9]))*$'` + "\n" +
+		"summary: 1 ingress read (0 of another class, ignored); 1 route emitted; 1 rule or path produced no Route\n"
+	if code != 0 || stderr != want {
+		t.Fatalf("exit %d\nstderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+	if _, verr, vcode := run(t, stdout, "validate", "-f", "-"); vcode != 0 {
+		t.Errorf("translate's output does not validate: exit %d\n%s", vcode, verr)
+	}
+}
