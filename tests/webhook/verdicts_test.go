@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,7 +81,7 @@ func TestValidateAgreesWithWebhook(t *testing.T) {
 	ns := cp.CreateNamespace(t, "verdicts")
 	cases := validateCorpus(t, cp.RepoRoot)
 	differed := map[string]bool{}
-	for _, name := range slices.Sorted(mapKeys(cases)) {
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
 		for _, strict := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s strict=%v", name, strict), func(t *testing.T) {
 				file := filepath.Join(t.TempDir(), name)
@@ -127,16 +128,6 @@ func validateCorpus(t *testing.T, root string) map[string]string {
 		cases[filepath.Base(f)] = fixtures.WithPEMs(string(data), p)
 	}
 	return cases
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // routesOf returns the Routes of a file as validate reads them; those a
