@@ -89,7 +89,7 @@ func (inst *installation) checkIngressAndTraffic(t *testing.T) {
 // router is the running router pod.
 func (inst *installation) router(t *testing.T) *runningPod {
 	for _, p := range inst.pods {
-		if p.Deployment.Spec.Template.Spec.Containers[0].Name == "router" {
+		if p.Workload.container().Name == "router" {
 			return p
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -18,8 +17,8 @@ import (
 var runtimeDefaultCaps = []string{"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
 	"NET_BIND_SERVICE", "NET_RAW", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"}
 
-// pod is one replica of a Deployment, as the API server would create it
-// (the service-account token volume added) and the kubelet would run it.
+// pod is one pod of a workload, as the API server would create it (the
+// service-account token volume added) and the kubelet would run it.
 type pod struct {
 	Name, Namespace string
 	Spec            corev1.PodSpec
@@ -32,11 +31,11 @@ const (
 	serviceAccountDir    = "/var/run/secrets/kubernetes.io/serviceaccount"
 )
 
-// newPod makes the pod of a Deployment's first replica.
-func newPod(d *appsv1.Deployment) (*pod, error) {
-	p := &pod{Name: d.Name + "-0", Namespace: d.Namespace, Spec: *d.Spec.Template.Spec.DeepCopy()}
+// newPod makes the workload's first pod.
+func newPod(w *workload) (*pod, error) {
+	p := &pod{Name: w.Name + "-0", Namespace: w.Namespace, Spec: *w.Template.Spec.DeepCopy()}
 	if err := checkEmulated(&p.Spec); err != nil {
-		return nil, fmt.Errorf("deployment %s: %w", d.Name, err)
+		return nil, fmt.Errorf("%s: %w", w, err)
 	}
 	if p.Spec.AutomountServiceAccountToken != nil && !*p.Spec.AutomountServiceAccountToken {
 		return p, nil

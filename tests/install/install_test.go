@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,15 +35,8 @@ func kustomizeVariant(overlay string) variant {
 	}}
 }
 
-func chartVariant(name, valuesPath string) variant {
+func chartVariant(name string, values map[string]any) variant {
 	return variant{Name: "helm/" + name, Render: func() ([]*unstructured.Unstructured, error) {
-		values := map[string]any{}
-		if valuesPath != "" {
-			var err error
-			if values, err = valuesFile(filepath.Join(repoRoot(), valuesPath)); err != nil {
-				return nil, err
-			}
-		}
 		return renderChart(filepath.Join(repoRoot(), "charts", "routeshift"), "routeshift", "routeshift", values)
 	}}
 }
@@ -53,18 +45,26 @@ func chartVariant(name, valuesPath string) variant {
 // checks that it works: every container starts as the kubelet would run
 // it and answers its probes, the webhook defaults and refuses Routes, the
 // controller makes a Route of an Ingress, and the router serves Routes
-// over HTTP and HTTPS.
+// over HTTP and HTTPS. A variant with cert-manager objects runs the real
+// cert-manager (controller and CA injector), which issues the webhook's
+// serving certificate and puts its CA into the webhook configurations.
 func TestInstall(t *testing.T) {
 	variants := []variant{
 		kustomizeVariant("self-signed"),
+		kustomizeVariant("cert-manager"),
 		kustomizeVariant("host-network"),
-		chartVariant("default", ""),
+		chartVariant("default", nil),
+		chartVariant("cert-manager", map[string]any{"certManager": map[string]any{"enabled": true}}),
+		chartVariant("host-network", map[string]any{"router": map[string]any{"mode": "HostNetwork"}}),
 	}
 	for _, v := range variants {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			inst := installVariant(t, v)
 			t.Run("probes", inst.checkProbes)
+			if inst.certManager {
+				t.Run("cert-manager", inst.checkCertManager)
+			}
 			t.Run("admission", inst.checkAdmission)
 			t.Run("ingress-and-traffic", inst.checkIngressAndTraffic)
 		})
@@ -76,72 +76,80 @@ func TestInstall(t *testing.T) {
 type installation struct {
 	cp   *framework.ControlPlane
 	objs []*unstructured.Unstructured
-	// pods by Deployment name.
+	// pods by workload name.
 	pods map[string]*runningPod
+	// certManager is whether the install uses cert-manager (which then
+	// runs beside it).
+	certManager bool
 }
 
-// runningPod is a Deployment's container running as its pod would.
+// runningPod is a workload's container running as its pod would.
 type runningPod struct {
 	*framework.Process
-	Deployment *appsv1.Deployment
-	Ports      movedPorts
+	Workload *workload
+	Ports    movedPorts
 }
 
 // installVariant renders v, makes the substitutions of substitute.go,
-// applies the objects and starts every Deployment's container; it returns
+// applies the objects and starts every workload's container; it returns
 // once each is ready.
 func installVariant(t *testing.T, v variant) *installation {
 	objs, err := v.Render()
 	if err != nil {
 		t.Fatal(err)
 	}
-	deployments, ports, err := substitute(objs)
+	workloads, ports, err := substitute(objs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cp := framework.NewCluster(t, framework.Options{})
-	inst := &installation{cp: cp, objs: objs, pods: map[string]*runningPod{}}
+	inst := &installation{cp: cp, objs: objs, pods: map[string]*runningPod{}, certManager: usesCertManager(objs)}
+	if inst.certManager {
+		framework.StartCertManager(t, cp, framework.CertManagerOptions{})
+	}
 	inst.apply(t)
 	img, binary := imageAndBinary(t)
-	for _, d := range deployments {
-		inst.pods[d.Name] = inst.start(t, d, ports[d.Name], img, binary)
+	for _, w := range workloads {
+		inst.pods[w.Name] = inst.start(t, w, ports[w.Name], img, binary)
 	}
 	for _, p := range inst.pods {
 		inst.waitReady(t, p)
+	}
+	if inst.certManager {
+		inst.waitCABundles(t)
 	}
 	return inst
 }
 
 // substitute makes the substitutions of substitute.go on objs and returns
-// the Deployments (as changed) and where their ports went.
-func substitute(objs []*unstructured.Unstructured) ([]*appsv1.Deployment, map[string]movedPorts, error) {
+// the workloads (as changed) and where their ports went.
+func substitute(objs []*unstructured.Unstructured) ([]*workload, map[string]movedPorts, error) {
 	if err := webhookCertificateIP(objs); err != nil {
 		return nil, nil, err
 	}
-	var deployments []*appsv1.Deployment
+	var workloads []*workload
 	ports := map[string]movedPorts{}
 	for _, o := range objs {
-		if o.GetKind() != "Deployment" {
+		if !workloadKinds[o.GetKind()] {
 			continue
 		}
-		d := &appsv1.Deployment{}
-		err := rewrite(o, d, func(d *appsv1.Deployment) error {
-			if len(d.Spec.Template.Spec.Containers) != 1 {
-				return fmt.Errorf("deployment %s: want one container", d.Name)
+		w, err := readWorkload(o, func(tmpl *corev1.PodTemplateSpec) error {
+			if len(tmpl.Spec.Containers) != 1 {
+				return fmt.Errorf("want one container")
 			}
 			var err error
-			ports[d.Name], err = movePorts(&d.Spec.Template.Spec.Containers[0])
+			ports[o.GetName()], err = movePorts(&tmpl.Spec.Containers[0])
 			return err
 		})
 		if err != nil {
 			return nil, nil, err
 		}
-		deployments = append(deployments, d)
+		workloads = append(workloads, w)
 	}
-	if len(deployments) == 0 {
-		return nil, nil, fmt.Errorf("no Deployment among the rendered objects")
+	if len(workloads) == 0 {
+		return nil, nil, fmt.Errorf("no Deployment or DaemonSet among the rendered objects")
 	}
-	return deployments, ports, webhookURLs(objs, ports)
+	return workloads, ports, webhookURLs(objs, ports)
 }
 
 // apply creates the objects as the admin with kubectl's server-side
@@ -166,9 +174,9 @@ func (inst *installation) apply(t *testing.T) {
 	}
 }
 
-// start runs the Deployment's container as its first pod.
-func (inst *installation) start(t *testing.T, d *appsv1.Deployment, ports movedPorts, img image, binary string) *runningPod {
-	p, err := newPod(d)
+// start runs the workload's container as its first pod.
+func (inst *installation) start(t *testing.T, w *workload, ports movedPorts, img image, binary string) *runningPod {
+	p, err := newPod(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,16 +208,16 @@ func (inst *installation) start(t *testing.T, d *appsv1.Deployment, ports movedP
 	cmd := root.command(process{Argv: argv(c, img), Env: env, UID: uid, GID: gid, Groups: groups,
 		Bounding: boundingSet(c), NoNewPrivs: noNewPrivs(c), ReadOnly: readOnlyRoot(c), Hostname: p.Name, Mounts: mounts})
 	user := fmt.Sprintf("system:serviceaccount:%s:%s", p.Namespace, p.Spec.ServiceAccountName)
-	proc, err := framework.StartCommand(d.Name, user, cmd)
+	proc, err := framework.StartCommand(w.Name, user, cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		if err := proc.Stop(); err != nil {
-			t.Errorf("%s did not stop cleanly: %v\n%s", d.Name, err, proc.Output())
+			t.Errorf("%s did not stop cleanly: %v\n%s", w, err, proc.Output())
 		}
 	})
-	return &runningPod{Process: proc, Deployment: d, Ports: ports}
+	return &runningPod{Process: proc, Workload: w, Ports: ports}
 }
 
 // privateDir is a temporary directory only root may enter: it holds the
@@ -235,16 +243,16 @@ func apiServer(t *testing.T, cp *framework.ControlPlane) (string, string) {
 // waitReady polls the pod's readiness probe, as the kubelet would, until
 // it answers 200.
 func (inst *installation) waitReady(t *testing.T, p *runningPod) {
-	c := p.Deployment.Spec.Template.Spec.Containers[0]
+	c := p.Workload.container()
 	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil {
-		t.Fatalf("%s: the container has no HTTP readiness probe", p.Deployment.Name)
+		t.Fatalf("%s: the container has no HTTP readiness probe", p.Workload)
 	}
 	url, err := probeURL(c.ReadinessProbe, p.Ports)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := framework.WaitHTTP(context.Background(), url, 2*time.Minute, p.Process); err != nil {
-		t.Fatalf("%s never became ready: %v\n%s", p.Deployment.Name, err, p.Output())
+		t.Fatalf("%s never became ready: %v\n%s", p.Workload, err, p.Output())
 	}
 }
 
@@ -268,7 +276,7 @@ func probeURL(probe *corev1.Probe, ports movedPorts) (string, error) {
 func (inst *installation) checkProbes(t *testing.T) {
 	for _, name := range slices.Sorted(maps.Keys(inst.pods)) {
 		p := inst.pods[name]
-		c := p.Deployment.Spec.Template.Spec.Containers[0]
+		c := p.Workload.container()
 		for kind, probe := range map[string]*corev1.Probe{"readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
 			if probe == nil || probe.HTTPGet == nil {
 				t.Errorf("%s: no HTTP %s probe", name, kind)

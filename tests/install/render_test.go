@@ -64,16 +64,6 @@ func chartManifest(dir, release, namespace string, values map[string]any) (strin
 // the test apiserver.
 var kubeVersion = &chartutil.KubeVersion{Version: "v1.37.0", Major: "1", Minor: "37"}
 
-// valuesFile reads a Helm values file.
-func valuesFile(path string) (map[string]any, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	values := map[string]any{}
-	return values, yaml.Unmarshal(raw, &values)
-}
-
 // decodeObjects splits a multi-document YAML stream into objects, skipping
 // empty documents.
 func decodeObjects(stream []byte) ([]*unstructured.Unstructured, error) {

@@ -32,7 +32,6 @@ import (
 	"sync"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -269,7 +268,7 @@ func localURL(cc *admissionregistrationv1.WebhookClientConfig, objs []*unstructu
 }
 
 // servicePort follows a Service's port to the (moved) container port of
-// the Deployment its selector picks.
+// the workload its selector picks.
 func servicePort(objs []*unstructured.Unstructured, ports map[string]movedPorts, ns, name string, port int32) (int, error) {
 	svc := &corev1.Service{}
 	if err := findObject(objs, "Service", ns, name, svc); err != nil {
@@ -285,22 +284,22 @@ func servicePort(objs []*unstructured.Unstructured, ports map[string]movedPorts,
 		return 0, fmt.Errorf("service %s/%s has no port %d with a targetPort", ns, name, port)
 	}
 	for _, o := range objs {
-		if o.GetKind() != "Deployment" || o.GetNamespace() != ns {
+		if !workloadKinds[o.GetKind()] || o.GetNamespace() != ns {
 			continue
 		}
-		d := &appsv1.Deployment{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, d); err != nil {
+		podLabels, _, err := unstructured.NestedStringMap(o.Object, "spec", "template", "metadata", "labels")
+		if err != nil {
 			return 0, err
 		}
-		if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)) {
+		if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(podLabels)) {
 			continue
 		}
-		if p, ok := ports[d.Name][target.String()]; ok {
+		if p, ok := ports[o.GetName()][target.String()]; ok {
 			return p, nil
 		}
-		return 0, fmt.Errorf("service %s/%s targets port %s, which deployment %s does not declare by name", ns, name, target.String(), d.Name)
+		return 0, fmt.Errorf("service %s/%s targets port %s, which %s %s does not declare by name", ns, name, target.String(), o.GetKind(), o.GetName())
 	}
-	return 0, fmt.Errorf("service %s/%s selects no deployment", ns, name)
+	return 0, fmt.Errorf("service %s/%s selects no Deployment or DaemonSet", ns, name)
 }
 
 func findObject(objs []*unstructured.Unstructured, kind, ns, name string, into any) error {
