@@ -16,15 +16,23 @@ import (
 
 func chartDir() string { return filepath.Join(repoRoot(), "charts", "routeshift") }
 
-// TestChartLint: `helm lint --strict` finds nothing, with the default
-// values and each values file of the install test.
+// chartValues are the chart's values the tests render, lint and check, by
+// name: the defaults and each value that changes which objects it makes.
+var chartValues = map[string]map[string]any{
+	"default":      {},
+	"cert-manager": {"certManager": map[string]any{"enabled": true}},
+	"host-network": {"router": map[string]any{"mode": "HostNetwork"}},
+	"node-port":    {"router": map[string]any{"mode": "NodePort"}},
+}
+
+// TestChartLint: `helm lint --strict` finds nothing, with each of
+// chartValues.
 func TestChartLint(t *testing.T) {
-	for _, values := range []map[string]any{{}, {"certManager": map[string]any{"enabled": true}},
-		{"router": map[string]any{"mode": "HostNetwork"}}} {
+	for name, values := range chartValues {
 		result := lint.AllWithKubeVersionAndSchemaValidation(chartDir(), values, "routeshift", kubeVersion, false)
 		for _, m := range result.Messages {
 			if m.Severity >= support.WarningSev { // --strict: warnings fail too
-				t.Errorf("helm lint (values %v): %s", values, m)
+				t.Errorf("helm lint (%s values %v): %s", name, values, m)
 			}
 		}
 	}

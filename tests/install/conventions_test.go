@@ -27,7 +27,8 @@ func version(t *testing.T) string {
 	return strings.TrimSpace(string(raw))
 }
 
-// renderedVariants renders every way of installing, without a cluster.
+// renderedVariants renders every way of installing, without a cluster:
+// each overlay, and the chart with each of chartValues.
 func renderedVariants(t *testing.T) map[string][]*unstructured.Unstructured {
 	out := map[string][]*unstructured.Unstructured{}
 	for _, overlay := range []string{"self-signed", "cert-manager", "host-network"} {
@@ -36,6 +37,13 @@ func renderedVariants(t *testing.T) map[string][]*unstructured.Unstructured {
 			t.Fatal(err)
 		}
 		out["kustomize/"+overlay] = objs
+	}
+	for name, values := range chartValues {
+		objs, err := renderChart(chartDir(), "routeshift", "routeshift", values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out["helm/"+name] = objs
 	}
 	return out
 }

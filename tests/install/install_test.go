@@ -53,9 +53,9 @@ func TestInstall(t *testing.T) {
 		kustomizeVariant("self-signed"),
 		kustomizeVariant("cert-manager"),
 		kustomizeVariant("host-network"),
-		chartVariant("default", nil),
-		chartVariant("cert-manager", map[string]any{"certManager": map[string]any{"enabled": true}}),
-		chartVariant("host-network", map[string]any{"router": map[string]any{"mode": "HostNetwork"}}),
+		chartVariant("default", chartValues["default"]),
+		chartVariant("cert-manager", chartValues["cert-manager"]),
+		chartVariant("host-network", chartValues["host-network"]),
 	}
 	for _, v := range variants {
 		t.Run(v.Name, func(t *testing.T) {
