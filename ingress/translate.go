@@ -265,11 +265,14 @@ func targetPort(svc *corev1.Service, port networkingv1.ServiceBackendPort) (*rou
 // routeAnnotations are the Ingress's annotations (but kubectl's record of
 // the Ingress manifest), plus the exact-path annotation for Exact paths.
 // The path type belongs to each path: an Ingress-level path-type annotation
-// is not copied, or it would turn Prefix paths into exact ones.
+// is not copied, or it would turn Prefix paths into exact ones. Nor are
+// cert-manager's: its ingress-shim issues the Ingress's certificate into
+// the Ingress's Secret, which the Routes serve; on a Route they would ask
+// for a second certificate.
 func routeAnnotations(ing *networkingv1.Ingress, p *networkingv1.HTTPIngressPath) map[string]string {
 	out := make(map[string]string, len(ing.Annotations)+1)
 	for k, v := range ing.Annotations {
-		if k != lastAppliedAnnotation && k != routecore.AnnPathType {
+		if k != lastAppliedAnnotation && k != routecore.AnnPathType && !routecore.IsCertManagerAnnotation(k) {
 			out[k] = v
 		}
 	}

@@ -501,6 +501,13 @@ func TestTranslateMetadata(t *testing.T) {
 			route("www.example.com", "/", "web", toPort("http")),
 			route("www.example.com", "/ping", "web", toPort("http"), exactPath))},
 	}, {
+		name: "cert-manager's annotations are not copied: ingress-shim fills the Ingress's Secret, which the Routes serve",
+		ingress: ingress(annotation(routecore.AnnCertClusterIssuer, "letsencrypt"), annotation(routecore.AnnCertDuration, "2160h"),
+			annotation("example.com/team", "payments"), rule("www.example.com", path("/", "web", portName("http")))),
+		objects: []any{web()},
+		want: Result{Managed: true, Routes: routes(route("www.example.com", "/", "web", toPort("http"),
+			routeAnnotation("example.com/team", "payments")))},
+	}, {
 		name:    "Ingress without a UID (read from a file): no ownerReferences",
 		ingress: ingress(func(ing *networkingv1.Ingress) { ing.UID = "" }, rule("www.example.com", path("/", "web", portName("http")))),
 		objects: []any{web()},

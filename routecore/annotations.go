@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -142,7 +143,11 @@ type Annotation struct {
 	// validate returns an error whose Field the caller fills in, so that
 	// valid values cost no path allocation.
 	validate func(value string) *field.Error
-	apply    func(value string, o *Overrides)
+	// apply sets the value in a route's Overrides (router annotations);
+	// certificate sets it in the cert-manager Certificate the route asks
+	// for (cert-manager annotations). Each entry has one of the two.
+	apply       func(value string, o *Overrides)
+	certificate func(value string, spec *cmapi.CertificateSpec)
 	// warn, when set, says what is legal in a value but probably not
 	// meant ("" for nothing).
 	warn func(value string) string
@@ -167,10 +172,13 @@ var (
 )
 
 // AnnotationCatalogue lists every route annotation routeshift understands, in
-// documentation order. Later entries win where two keys set the same value
-// (ip_allowlist over ip_whitelist, router.openshift.io/cookie_name over the
-// legacy key).
-var AnnotationCatalogue = []Annotation{
+// documentation order: the router's, then cert-manager's. Later entries win
+// where two keys set the same value (ip_allowlist over ip_whitelist,
+// router.openshift.io/cookie_name over the legacy key).
+var AnnotationCatalogue = slices.Concat(routerCatalogue, certificateCatalogue)
+
+// routerCatalogue is the router part of AnnotationCatalogue.
+var routerCatalogue = []Annotation{
 	{Key: AnnBalance, Help: "Load-balancing algorithm: roundrobin, leastconn, source or random.",
 		Default:  "roundrobin when more than one service (alternateBackends) has endpoints and a weight above 0; else ROUTER_TCP_BALANCE_SCHEME (source) for passthrough routes and ROUTER_LOAD_BALANCE_ALGORITHM (leastconn) for the others",
 		validate: oneOf("roundrobin", "leastconn", "source", "random"), apply: func(v string, o *Overrides) { o.Balance = v }},
@@ -262,7 +270,7 @@ func ParseAnnotations(annotations map[string]string, fldPath *field.Path) (Overr
 	for i := range AnnotationCatalogue {
 		a := &AnnotationCatalogue[i]
 		v, ok := annotations[a.Key]
-		if !ok {
+		if !ok || a.apply == nil {
 			continue
 		}
 		if err := checkAnnotationValue(fldPath, a.Key, v, a); err != nil {
@@ -557,13 +565,19 @@ func annotationWarnings(route *Route) []string {
 		path := field.NewPath("metadata", "annotations").Key(key).String()
 		a, known := annotationIndex[key]
 		switch {
+		case !known && IsCertManagerAnnotation(key):
+			msg := fmt.Sprintf("%s: routeshift does not read this cert-manager annotation on Routes; it has no effect", path)
+			if s := closestAnnotation(key); s != "" && !slices.Contains(certManagerIngressOnly, key) {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			warnings = append(warnings, msg)
 		case !known && unknownScope(key):
 			msg := fmt.Sprintf("%s: unknown router annotation; it has no effect", path)
 			if s := closestAnnotation(key); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
 			warnings = append(warnings, msg)
-		case known && len(a.OnlyFor) > 0 && !slices.Contains(a.OnlyFor, termination):
+		case known && len(a.OnlyFor) > 0 && !slices.Contains(a.OnlyFor, termination) && a.certificate == nil:
 			warnings = append(warnings, fmt.Sprintf("%s: has no effect on %s", path, terminationNoun(termination)))
 		case known && a.Requires != "" && !isTrue(route.Annotations[a.Requires]):
 			warnings = append(warnings, fmt.Sprintf("%s: has no effect unless %s is \"true\"", path, a.Requires))

@@ -2,6 +2,8 @@ package routecore
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,7 +103,14 @@ func TestCatalogueEntries(t *testing.T) {
 		if a.Help == "" || a.Default == "" {
 			t.Errorf("%s: Help and Default must be documented", a.Key)
 		}
-		if a.Validate(field.NewPath("x"), "\x00definitely invalid\x00") == nil {
+		// Free text: any value is a valid serial number or kind name
+		// (control characters are refused for every key before the
+		// entry's own rule).
+		if a.Key == AnnCertSubjectSerialNumber || a.Key == AnnCertIssuerKind {
+			continue
+		}
+		if !slices.ContainsFunc([]string{"\x00definitely invalid\x00", `"unterminated, quote`, strings.Repeat("x", 100000)},
+			func(garbage string) bool { return a.Validate(field.NewPath("x"), garbage) != nil }) {
 			t.Errorf("%s: validator accepts garbage", a.Key)
 		}
 	}
@@ -170,6 +179,11 @@ func TestWarnings(t *testing.T) {
 			want: []string{`metadata.annotations[routeshift.io/pathtype]: unknown router annotation; it has no effect; did you mean "routeshift.io/path-type"?`}},
 		{name: "unknown without a close match", route: route(withAnnotation("router.openshift.io/zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", "1")),
 			want: []string{`metadata.annotations[router.openshift.io/zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz]: unknown router annotation; it has no effect`}},
+		{name: "misspelt cert-manager annotation", route: route(withTLS(TLSConfig{Termination: TLSTerminationEdge}), withAnnotation(AnnCertClusterIssuer, "le"), withAnnotation("cert-manager.io/duraton", "24h")),
+			want: []string{`metadata.annotations[cert-manager.io/duraton]: routeshift does not read this cert-manager annotation on Routes; it has no effect; did you mean "cert-manager.io/duration"?`}},
+		{name: "cert-manager annotation of Ingresses only", route: route(withTLS(TLSConfig{Termination: TLSTerminationEdge}), withAnnotation(AnnCertClusterIssuer, "le"), withAnnotation("cert-manager.io/secret-template", "{}")),
+			want: []string{`metadata.annotations[cert-manager.io/secret-template]: routeshift does not read this cert-manager annotation on Routes; it has no effect`}},
+		{name: "cert-manager annotations on edge: nothing to say", route: route(withTLS(TLSConfig{Termination: TLSTerminationEdge}), withAnnotation(AnnCertClusterIssuer, "le"), withAnnotation(AnnCertDuration, "24h"))},
 		{name: "other prefixes are not ours", route: route(withAnnotation("example.com/timout", "5s"), withAnnotation("route.openshift.io/termination", "edge"))},
 		{name: "hsts on a plain route", route: route(withAnnotation(AnnHSTSHeader, "max-age=1")),
 			want: []string{"metadata.annotations[haproxy.router.openshift.io/hsts_header]: has no effect on routes without TLS"}},

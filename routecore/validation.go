@@ -105,6 +105,7 @@ var (
 var routeRules = []func(*check) field.ErrorList{
 	(*check).metadata,
 	(*check).annotations,
+	(*check).certManager,
 	(*check).hostAndSubdomain,
 	(*check).path,
 	(*check).backends,

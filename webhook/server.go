@@ -51,8 +51,9 @@ type Server struct {
 	// routes lists Routes by host (a cache with the hostIndex field index);
 	// nil turns the claimed-host warning off.
 	routes client.Reader
-	// secrets reads external certificate secrets directly (no cache, so
-	// the webhook needs only get on secrets).
+	// secrets reads external certificate secrets, and the cert-manager
+	// issuers Routes name, directly (no cache, so the webhook needs only
+	// get on them).
 	secrets client.Reader
 	metrics *metrics
 }

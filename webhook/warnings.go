@@ -4,6 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -28,7 +33,40 @@ func (s *Server) warnings(ctx context.Context, r *review) []string {
 	if r.old == nil {
 		opts.GeneratedHostSuffix = s.defaults.RouteSuffix
 	}
-	return append(routecore.Warnings(r.route, opts), s.claimWarnings(ctx, r)...)
+	warnings := append(routecore.Warnings(r.route, opts), s.claimWarnings(ctx, r)...)
+	return append(warnings, s.issuerWarnings(ctx, r)...)
+}
+
+// issuerWarnings says when the cert-manager Issuer or ClusterIssuer a
+// Route's annotations name does not exist (yet), or cert-manager is not
+// installed: cert-manager then issues nothing, but the Route is valid and
+// may well come first. External issuers (another group) are not looked up.
+func (s *Server) issuerWarnings(ctx context.Context, r *review) []string {
+	spec, ok := routecore.RouteCertificate(r.route)
+	ref := spec.IssuerRef
+	if !ok || (ref.Group != "" && ref.Group != cmapi.SchemeGroupVersion.Group) ||
+		(ref.Kind != cmapi.IssuerKind && ref.Kind != cmapi.ClusterIssuerKind) {
+		return nil
+	}
+	issuer := &metav1.PartialObjectMetadata{}
+	issuer.SetGroupVersionKind(cmapi.SchemeGroupVersion.WithKind(ref.Kind))
+	key := client.ObjectKey{Name: ref.Name}
+	where := ""
+	if ref.Kind == cmapi.IssuerKind {
+		key.Namespace, where = r.route.Namespace, fmt.Sprintf(" in namespace %s", r.route.Namespace)
+	}
+	path := field.NewPath("metadata", "annotations").Key(routecore.CertificateIssuerKey(r.route.Annotations)).String()
+	switch err := s.secrets.Get(ctx, key, issuer); {
+	case err == nil:
+		return nil
+	case apierrors.IsNotFound(err):
+		return []string{fmt.Sprintf("%s: %s %s does not exist%s (yet); cert-manager issues the Route's certificate once it does", path, ref.Kind, ref.Name, where)}
+	case meta.IsNoMatchError(err):
+		return []string{fmt.Sprintf("%s: cert-manager is not installed (the API server serves no %s %s); the Route gets no certificate until it is", path, cmapi.SchemeGroupVersion, ref.Kind)}
+	default:
+		logf.FromContext(ctx).Error(err, "looking up the Route's cert-manager issuer")
+		return []string{fmt.Sprintf("%s: could not check that %s %s exists%s: %v", path, ref.Kind, ref.Name, where, err)}
+	}
 }
 
 func (s *Server) claimWarnings(ctx context.Context, r *review) []string {

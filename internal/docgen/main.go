@@ -99,6 +99,11 @@ func annotations() (string, error) {
 	b.WriteString("must survive Routes that bypassed the webhook, ignores them. No value of a `haproxy.router.openshift.io/*`,\n")
 	b.WriteString("`router.openshift.io/*`, `route.openshift.io/*` or `routeshift.io/*` annotation may contain control characters.\n")
 	b.WriteString("An unknown key under `*.router.openshift.io/` or `routeshift.io/` gets a warning naming the closest known key.\n\n")
+	b.WriteString("The `cert-manager.io/*` annotations are the ones cert-manager reads on Ingresses (plus `issuer-name`, the key of its\n")
+	b.WriteString("openshift-routes add-on): they describe the certificate cert-manager is to issue for the Route, which the router\n")
+	b.WriteString("serves from the Secret the Route names in `spec.tls.externalCertificate`. The webhook refuses them where no certificate\n")
+	b.WriteString("could be served (no `spec.tls`, passthrough, a key in the Route) and warns when the issuer does not exist yet; see\n")
+	b.WriteString("[validation.md](../validation.md#certificates-from-cert-manager). Other `cert-manager.io/*` keys get a warning.\n\n")
 	b.WriteString("| Annotation | What it does | Example | When absent | Only for |\n|---|---|---|---|---|\n")
 	for _, a := range routecore.AnnotationCatalogue {
 		example, err := annotationExample(a.Key)

@@ -213,6 +213,31 @@ var invalidAnnotationValues = map[string]string{
 	routecore.AnnPathType:                 "exact",
 	routecore.AnnSetForwardedHeaders:      "overwrite",
 	routecore.AnnH1AdjustCase:             "yes",
+
+	routecore.AnnCertIssuer:                    "Shop_CA",
+	routecore.AnnCertIssuerName:                "shop ca",
+	routecore.AnnCertClusterIssuer:             "letsencrypt.",
+	routecore.AnnCertIssuerKind:                "",
+	routecore.AnnCertIssuerGroup:               "AWSPCA",
+	routecore.AnnCertCommonName:                strings.Repeat("c", 65),
+	routecore.AnnCertAltNames:                  "a.example.com, b.example.com",
+	routecore.AnnCertIPSANs:                    "10.0.0.300",
+	routecore.AnnCertURISANs:                   "shop/web",
+	routecore.AnnCertEmailSANs:                 "Ops <ops@example.com>",
+	routecore.AnnCertDuration:                  "90d",
+	routecore.AnnCertRenewBefore:               "1m",
+	routecore.AnnCertPrivateKeyAlgorithm:       "ecdsa",
+	routecore.AnnCertPrivateKeySize:            "1024",
+	routecore.AnnCertPrivateKeyRotationPolicy:  "never",
+	routecore.AnnCertRevisionHistoryLimit:      "0",
+	routecore.AnnCertSubjectOrganizations:      `"Example`,
+	routecore.AnnCertSubjectOrganizationalUnit: `"Web`,
+	routecore.AnnCertSubjectCountries:          `"DE`,
+	routecore.AnnCertSubjectProvinces:          `"Bavaria`,
+	routecore.AnnCertSubjectLocalities:         `"Munich`,
+	routecore.AnnCertSubjectStreetAddresses:    `"Main Street 1`,
+	routecore.AnnCertSubjectPostalCodes:        `"80331`,
+	routecore.AnnCertSubjectSerialNumber:       "12\n34",
 }
 
 // annotationExamples is one row per catalogue annotation, in catalogue
@@ -236,10 +261,17 @@ func annotationExamples() ([]example, error) {
 		if !ok {
 			return nil, fmt.Errorf("annotation %s has no invalid example value in invalidAnnotationValues", a.Key)
 		}
+		route := annotate(a.Key, v)
+		if routecore.IsCertManagerAnnotation(a.Key) {
+			route = both(withTLS(routecore.TLSConfig{Termination: routecore.TLSTerminationEdge}), annotate(routecore.AnnCertIssuer, "ca"), route)
+			if a.Key == routecore.AnnCertIssuerName || a.Key == routecore.AnnCertClusterIssuer {
+				route = both(route, func(r *routecore.Route) { delete(r.Annotations, routecore.AnnCertIssuer) })
+			}
+		}
 		out = append(out, example{
 			rule:  "`" + a.Key + "`: " + a.Help,
 			shows: fmt.Sprintf("value `%q`", v),
-			route: annotate(a.Key, v), field: "metadata.annotations",
+			route: route, field: "metadata.annotations",
 		})
 	}
 	return out, nil
