@@ -54,7 +54,8 @@ const (
 // Reconciler makes the Routes owned by each managed Ingress equal to what
 // Translate says they should be: it creates missing Routes, reverts edits,
 // deletes Routes the Ingress no longer asks for, reports problems as events,
-// and writes the routers' canonical hostnames into the Ingress's status.
+// and writes the canonical hostnames (names or IP addresses) of the routers
+// that admitted its Routes into the Ingress's status.
 type Reconciler struct {
 	Client client.Client
 	// Events records events on Ingresses.
@@ -69,10 +70,6 @@ type Reconciler struct {
 	// reported remembers the last message of each event kind per Ingress,
 	// so that a steady cluster is not written to by repeated events.
 	reported sync.Map
-	// published remembers, per Ingress, the load-balancer hostnames this
-	// process last left in its status, so that they are known as its own
-	// when no Route's status names them any more.
-	published publishedHostnames
 }
 
 type controllerMetrics struct {
@@ -84,9 +81,6 @@ type controllerMetrics struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	ing := &networkingv1.Ingress{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ing); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.published.forget(req.NamespacedName)
-		}
 		return reconcile.Result{}, client.IgnoreNotFound(err) // deleted: garbage collection removes its Routes
 	}
 	if ing.DeletionTimestamp != nil {
@@ -301,119 +295,6 @@ func (r *Reconciler) report(ing *networkingv1.Ingress, reason, message string) {
 	}
 	r.reported.Store(key, message)
 	r.Events.Eventf(ing, nil, corev1.EventTypeWarning, reason, "Sync", "%s", clipNote(message))
-}
-
-// updateStatus writes the routers' canonical hostnames of the Ingress's
-// admitted Routes into its status.loadBalancer.ingress, keeping the entries
-// other controllers wrote there. Entries this controller owns are the
-// hostnames any owned Route's status names (admitted or not) and those it
-// published before; of them, only the admitted Routes that stay (not the
-// ones just deleted) are listed. The list is sorted and written only when
-// its set of entries changes.
-func (r *Reconciler) updateStatus(ctx context.Context, ing *networkingv1.Ingress, res Result, owned []routecore.Route) error {
-	key := client.ObjectKeyFromObject(ing)
-	ours := r.published.get(key, ing.UID)
-	kept := make(map[string]bool, len(res.Routes))
-	for _, want := range res.Routes {
-		kept[want.Name] = true
-	}
-	admittedHosts := map[string]bool{}
-	for i := range owned {
-		for _, in := range owned[i].Status.Ingress {
-			if in.RouterCanonicalHostname == "" {
-				continue
-			}
-			ours[in.RouterCanonicalHostname] = true
-			if kept[owned[i].Name] && admitted(in) {
-				admittedHosts[in.RouterCanonicalHostname] = true
-			}
-		}
-	}
-	var want []networkingv1.IngressLoadBalancerIngress
-	for _, e := range ing.Status.LoadBalancer.Ingress {
-		if e.Hostname == "" || !ours[e.Hostname] {
-			want = append(want, e) // another controller's
-		}
-	}
-	for h := range admittedHosts {
-		want = append(want, networkingv1.IngressLoadBalancerIngress{Hostname: h})
-	}
-	slices.SortFunc(want, compareLoadBalancerIngress)
-	have := slices.SortedFunc(slices.Values(ing.Status.LoadBalancer.Ingress), compareLoadBalancerIngress)
-	if equality.Semantic.DeepEqual(have, want) {
-		r.published.set(key, ing.UID, admittedHosts)
-		return nil
-	}
-	updated := ing.DeepCopy()
-	updated.Status.LoadBalancer.Ingress = want
-	err := r.Client.Status().Update(ctx, updated)
-	result := "ok"
-	if err != nil {
-		result = "error"
-	} else {
-		r.published.set(key, ing.UID, admittedHosts)
-	}
-	r.metrics.statusWrites.WithLabelValues(result).Inc()
-	logf.FromContext(ctx).V(1).Info("ingress status update", "loadBalancer", want, "error", err)
-	return err
-}
-
-// compareLoadBalancerIngress orders load-balancer entries by hostname, then
-// IP (entries with only an IP come first).
-func compareLoadBalancerIngress(a, b networkingv1.IngressLoadBalancerIngress) int {
-	if c := strings.Compare(a.Hostname, b.Hostname); c != 0 {
-		return c
-	}
-	return strings.Compare(a.IP, b.IP)
-}
-
-// publishedHostnames are, per Ingress, the hostnames this process last left
-// in its load-balancer status.
-type publishedHostnames struct {
-	mu    sync.Mutex
-	byKey map[types.NamespacedName]published
-}
-
-type published struct {
-	uid       types.UID
-	hostnames map[string]bool
-}
-
-// get returns a copy of the hostnames published for the Ingress key with
-// this UID (an Ingress deleted and created again under the same name starts
-// afresh).
-func (p *publishedHostnames) get(key types.NamespacedName, uid types.UID) map[string]bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := map[string]bool{}
-	if e, ok := p.byKey[key]; ok && e.uid == uid {
-		maps.Copy(out, e.hostnames)
-	}
-	return out
-}
-
-func (p *publishedHostnames) set(key types.NamespacedName, uid types.UID, hostnames map[string]bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.byKey == nil {
-		p.byKey = map[types.NamespacedName]published{}
-	}
-	p.byKey[key] = published{uid: uid, hostnames: maps.Clone(hostnames)}
-}
-
-func (p *publishedHostnames) forget(key types.NamespacedName) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.byKey, key)
-}
-
-func admitted(in routecore.RouteIngress) bool {
-	for _, c := range in.Conditions {
-		if c.Type == routecore.RouteAdmitted {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // cachedObjects reads what Translate needs from the controller's cache.

@@ -263,7 +263,8 @@ func targetPort(svc *corev1.Service, port networkingv1.ServiceBackendPort) (*rou
 }
 
 // routeAnnotations are the Ingress's annotations (but kubectl's record of
-// the Ingress manifest), plus the exact-path annotation for Exact paths.
+// the Ingress manifest and the controller's record of the Ingress's status),
+// plus the exact-path annotation for Exact paths.
 // The path type belongs to each path: an Ingress-level path-type annotation
 // is not copied, or it would turn Prefix paths into exact ones. Nor are
 // cert-manager's: its ingress-shim issues the Ingress's certificate into
@@ -272,7 +273,7 @@ func targetPort(svc *corev1.Service, port networkingv1.ServiceBackendPort) (*rou
 func routeAnnotations(ing *networkingv1.Ingress, p *networkingv1.HTTPIngressPath) map[string]string {
 	out := make(map[string]string, len(ing.Annotations)+1)
 	for k, v := range ing.Annotations {
-		if k != lastAppliedAnnotation && k != routecore.AnnPathType && !routecore.IsCertManagerAnnotation(k) {
+		if k != lastAppliedAnnotation && k != routecore.AnnPathType && k != PublishedAddressesAnnotation && !routecore.IsCertManagerAnnotation(k) {
 			out[k] = v
 		}
 	}

@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -158,16 +157,7 @@ func wantLoadBalancer(t *testing.T, cp *framework.ControlPlane, ing *networkingv
 			want = append(want, networkingv1.IngressLoadBalancerIngress{Hostname: e})
 		}
 	}
-	framework.Eventually(t, fmt.Sprintf("load balancer status %v", entries), func() error {
-		var got networkingv1.Ingress
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(ing), &got); err != nil {
-			return err
-		}
-		if !equality.Semantic.DeepEqual(got.Status.LoadBalancer.Ingress, want) {
-			return fmt.Errorf("load balancer status %+v", got.Status.LoadBalancer.Ingress)
-		}
-		return nil
-	})
+	wantEntries(t, cp, ing, want...)
 }
 
 // statusUpdates counts the Ingress status updates the manager logged (at
@@ -198,6 +188,12 @@ func scrapeSum(cp *framework.ControlPlane, prefix string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return sumSamples(body, prefix)
+}
+
+// sumSamples adds up the samples of a /metrics page whose line starts with
+// prefix.
+func sumSamples(body, prefix string) (float64, error) {
 	sum := 0.0
 	for _, line := range strings.Split(body, "\n") {
 		if !strings.HasPrefix(line, prefix) {
