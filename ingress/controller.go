@@ -6,8 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -64,12 +62,9 @@ type Reconciler struct {
 	ControllerName string
 
 	metrics *controllerMetrics
-	// created remembers Routes created but not yet seen in the cache, so
-	// that a reconcile racing the cache does not create them again.
-	created expectations
-	// reported remembers the last message of each event kind per Ingress,
-	// so that a steady cluster is not written to by repeated events.
-	reported sync.Map
+	// memory holds what the reconciler remembers of each Ingress between
+	// syncs; a deleted Ingress leaves nothing in it.
+	memory memory
 }
 
 type controllerMetrics struct {
@@ -81,20 +76,25 @@ type controllerMetrics struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	ing := &networkingv1.Ingress{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ing); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.memory.forget(req.NamespacedName)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err) // deleted: garbage collection removes its Routes
 	}
 	if ing.DeletionTimestamp != nil {
+		r.memory.forget(req.NamespacedName)
 		return reconcile.Result{}, nil
 	}
 	res := Translate(ing, cachedObjects{ctx: ctx, reader: r.Client}, r.ControllerName)
 	if !res.Managed {
+		r.memory.forget(req.NamespacedName)
 		return reconcile.Result{}, nil // another controller's: its Routes are left alone
 	}
 	var owned routecore.RouteList
 	if err := r.Client.List(ctx, &owned, client.InNamespace(ing.Namespace), client.MatchingFields{routeOwnerIndex: string(ing.UID)}); err != nil {
 		return reconcile.Result{}, err
 	}
-	r.created.observe(ing.UID, owned.Items)
+	r.memory.observe(ing, owned.Items)
 	syncErr := r.syncRoutes(ctx, ing, res, owned.Items)
 	r.report(ing, ReasonIncomplete, problemsNote(res.Problems))
 	r.report(ing, ReasonInvalidAnnotation, res.InvalidReconcileLabels)
@@ -146,14 +146,14 @@ func (r *Reconciler) syncRoutes(ctx context.Context, ing *networkingv1.Ingress, 
 		delete(existing, want.Name)
 		var err error
 		switch {
-		case !ok && r.created.pending(ing.UID, want.Name):
+		case !ok && r.memory.pending(ing, want.Name):
 			// Created moments ago; the cache has not caught up.
 		case !ok && r.nameTaken(ctx, want):
 			err = nameTakenError(want.Name)
 		case !ok:
 			err = r.write(ctx, "create", want.Name, func() error { return r.Client.Create(ctx, want) })
 			if err == nil {
-				r.created.expect(ing.UID, want.Name)
+				r.memory.expectCreated(ing, want.Name)
 			}
 			switch {
 			case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
@@ -208,48 +208,6 @@ func (r *Reconciler) write(ctx context.Context, op, name string, do func() error
 	return err
 }
 
-// expectations are Routes created per Ingress and not yet observed in the
-// cache; an expectation lapses after expectationTTL in case its Route was
-// deleted before the cache saw it.
-type expectations struct {
-	mu      sync.Mutex
-	byOwner map[types.UID]map[string]time.Time
-}
-
-const expectationTTL = 30 * time.Second
-
-func (e *expectations) expect(owner types.UID, name string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.byOwner == nil {
-		e.byOwner = map[types.UID]map[string]time.Time{}
-	}
-	if e.byOwner[owner] == nil {
-		e.byOwner[owner] = map[string]time.Time{}
-	}
-	e.byOwner[owner][name] = time.Now()
-}
-
-// observe drops the expectations the cache now satisfies.
-func (e *expectations) observe(owner types.UID, seen []routecore.Route) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	names := e.byOwner[owner]
-	for i := range seen {
-		delete(names, seen[i].Name)
-	}
-	if len(names) == 0 {
-		delete(e.byOwner, owner)
-	}
-}
-
-func (e *expectations) pending(owner types.UID, name string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	at, ok := e.byOwner[owner][name]
-	return ok && time.Since(at) < expectationTTL
-}
-
 // needsUpdate reports whether an owned Route differs from what the Ingress
 // asks for: spec, annotations and controller reference always; labels only
 // with reconcile-labels.
@@ -285,15 +243,9 @@ func sortedRoutes(m map[string]*routecore.Route) []*routecore.Route {
 // are Warnings (`kubectl get events --field-selector type=Warning` lists
 // them), also IncompleteIngressToRouteRules, which OpenShift records as Normal.
 func (r *Reconciler) report(ing *networkingv1.Ingress, reason, message string) {
-	key := string(ing.UID) + "/" + reason
-	if message == "" {
-		r.reported.Delete(key)
+	if !r.memory.reportChanged(ing, reason, message) {
 		return
 	}
-	if last, ok := r.reported.Load(key); ok && last == message {
-		return
-	}
-	r.reported.Store(key, message)
 	r.Events.Eventf(ing, nil, corev1.EventTypeWarning, reason, "Sync", "%s", clipNote(message))
 }
 
@@ -354,13 +306,18 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts ControllerOpti
 		Name: "routeshift_ingress_status_writes_total",
 		Help: "Ingress status.loadBalancer updates by the Ingress-to-Route controller, by result (ok, error).",
 	}, []string{"result"})
-	for _, c := range []prometheus.Collector{writes, statusWrites} {
+	remembered := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "routeshift_ingress_remembered_ingresses",
+		Help: "Ingresses the Ingress-to-Route controller remembers something of between syncs (Route creations the cache has not shown yet, the last message of each event reason); deleted Ingresses leave nothing.",
+	})
+	for _, c := range []prometheus.Collector{writes, statusWrites, remembered} {
 		if err := ctrlmetrics.Registry.Register(c); err != nil {
 			return nil, err
 		}
 	}
 	r := &Reconciler{Client: mgr.GetClient(), Events: mgr.GetEventRecorder("ingress-to-route"),
-		ControllerName: opts.ControllerName, metrics: &controllerMetrics{writes: writes, statusWrites: statusWrites}}
+		ControllerName: opts.ControllerName, metrics: &controllerMetrics{writes: writes, statusWrites: statusWrites},
+		memory: memory{size: remembered}}
 	if err := indexFields(ctx, mgr); err != nil {
 		return nil, err
 	}
