@@ -194,17 +194,23 @@ func (s *Store) DeleteService(namespace, name string) {
 func (s *Store) SetSecret(secret *corev1.Secret) {
 	k := key(secret.Namespace, secret.Name)
 	s.secrets[k] = secret
-	for rk := range s.bySecret[k] {
-		s.dirtyRoutes[rk] = true
-	}
+	s.secretChanged(k)
 }
 
 // DeleteSecret records a Secret deleted.
 func (s *Store) DeleteSecret(namespace, name string) {
 	k := key(namespace, name)
 	delete(s.secrets, k)
+	s.secretChanged(k)
+}
+
+// secretChanged re-judges the routes whose external certificate is the
+// secret k and has them served anew: what they serve holds the secret's
+// content.
+func (s *Store) secretChanged(k string) {
 	for rk := range s.bySecret[k] {
 		s.dirtyRoutes[rk] = true
+		s.routes[rk].servedFor = nil
 	}
 }
 

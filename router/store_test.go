@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/fixtures"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -298,5 +300,47 @@ func TestServicePortsOnly(t *testing.T) {
 	other := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}}
 	if got, _ := servicePortsOnly(other); got != other {
 		t.Errorf("another kind of object is changed: %+v", got)
+	}
+}
+
+// TestStoreExternalCertificateChanges: a route served with its external
+// certificate serves the secret's new content when the secret changes, and
+// is rejected when it goes (EXTENDED_VALIDATION).
+func TestStoreExternalCertificateChanges(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := func(kp *certs.KeyPair) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tls"}, Type: corev1.SecretTypeTLS,
+			Data: map[string][]byte{corev1.TLSCertKey: kp.CertPEM, corev1.TLSPrivateKeyKey: kp.KeyPEM}}
+	}
+	s := NewStore(AdmissionConfig{ExtendedValidation: true})
+	s.SetSecret(secret(p.Leaf))
+	s.SetRoute(rt("ns", "r", "www.example.com", 1, func(r *routecore.Route) {
+		r.Spec.TLS = &routecore.TLSConfig{Termination: routecore.TLSTerminationEdge,
+			ExternalCertificate: &routecore.LocalObjectReference{Name: "tls"}}
+	}))
+	served := func(snap Snapshot) string {
+		r, ok := snap.Routes.Get("ns/r")
+		if !ok {
+			return "not served"
+		}
+		return r.TLS.Certificate
+	}
+	if got := served(s.Commit(true)); got != string(p.Leaf.CertPEM) {
+		t.Fatalf("served certificate %q, want the secret's", got)
+	}
+	s.SetSecret(secret(p.Other))
+	if got := served(s.Commit(true)); got != string(p.Other.CertPEM) {
+		t.Errorf("after the secret changed, served certificate %q, want its new content", got)
+	}
+	s.DeleteSecret("ns", "tls")
+	snap := s.Commit(true)
+	if got := served(snap); got != "not served" {
+		t.Errorf("after the secret went, served %q", got)
+	}
+	if d, _ := snap.Decisions.Get("ns/r"); d.Reason != ReasonExternalCertificateValidation {
+		t.Errorf("decision %+v, want %s", d, ReasonExternalCertificateValidation)
 	}
 }
