@@ -63,8 +63,8 @@ func (d *DataPlane) Ready() bool { return d.process.Ready() }
 func (d *DataPlane) Stats(ctx context.Context) (string, error) { return d.process.Stats(ctx) }
 
 // Serve serves the snapshots of sub until ctx ends, then stops HAProxy
-// gracefully.
-func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription) error {
+// gracefully. Routes it cannot serve are reported to fb.
+func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription, fb router.Feedback) error {
 	if err := d.process.Prepare(); err != nil {
 		return err
 	}

@@ -217,7 +217,7 @@ func serveBenchRoutes(b *testing.B, n int, backends []router.Endpoint) *benchRou
 	sub := feed.Subscribe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- p.Serve(ctx, sub) }()
+	go func() { done <- p.Serve(ctx, sub, router.FeedbackFunc(func(*router.Route, string) {})) }()
 	b.Cleanup(func() { cancel(); <-done })
 	feed.Publish(s.Commit(true))
 	for deadline := time.Now().Add(2 * time.Minute); !p.Ready(); time.Sleep(50 * time.Millisecond) {

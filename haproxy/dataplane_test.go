@@ -93,7 +93,7 @@ func TestProcessServes(t *testing.T) {
 	sub := feed.Subscribe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- p.Serve(ctx, sub) }()
+	go func() { done <- p.Serve(ctx, sub, router.FeedbackFunc(func(*router.Route, string) {})) }()
 	defer func() { cancel(); <-done }()
 	feed.Publish(s.Commit(true))
 	deadline := time.Now().Add(20 * time.Second)

@@ -23,7 +23,7 @@ func TestTrafficBindBeforeSync(t *testing.T) {
 	sub := r.feed.Subscribe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx, sub) }()
+	go func() { done <- p.Serve(ctx, sub, r) }()
 	t.Cleanup(func() { cancel(); <-done })
 
 	r.feed.Publish(r.store.Commit(false))

@@ -45,8 +45,11 @@ import (
 // into its Store; publish hands the next snapshot to the DataPlane, whose
 // metrics go to reg.
 type trafficRouter struct {
-	t       testing.TB
-	cfg     dataplane.Config
+	t   testing.TB
+	cfg dataplane.Config
+	// storeMu guards store between the test and the data plane's reports
+	// (NotServable).
+	storeMu sync.Mutex
 	store   *router.Store
 	feed    *router.Feed
 	p       *DataPlane
@@ -185,7 +188,7 @@ func (r *trafficRouter) launch(beforeRun func()) <-chan error {
 	ctx, cancel := context.WithCancel(logf.IntoContext(context.Background(), logger))
 	done := make(chan error, 1)
 	sub := r.feed.Subscribe()
-	go func() { done <- r.p.Serve(ctx, sub) }()
+	go func() { done <- r.p.Serve(ctx, sub, r) }()
 	r.t.Cleanup(func() {
 		cancel()
 		select {
@@ -204,16 +207,42 @@ func (r *trafficRouter) launch(beforeRun func()) <-chan error {
 // route adds or changes a route (with a new resourceVersion, so that the
 // store sees a change).
 func (r *trafficRouter) route(rt *routecore.Route) {
+	r.storeMu.Lock()
+	defer r.storeMu.Unlock()
 	r.rv++
 	rt.ResourceVersion = strconv.Itoa(r.rv)
 	r.store.SetRoute(rt)
 }
 
-func (r *trafficRouter) deleteRoute(ns, name string) { r.store.DeleteRoute(ns, name) }
+func (r *trafficRouter) deleteRoute(ns, name string) {
+	r.storeMu.Lock()
+	defer r.storeMu.Unlock()
+	r.store.DeleteRoute(ns, name)
+}
+
+// NotServable is the data plane's feedback: as the router does, the store
+// records it and the next snapshot is published.
+func (r *trafficRouter) NotServable(route *router.Route, message string) {
+	r.storeMu.Lock()
+	r.store.SetNotServable(route, message)
+	r.storeMu.Unlock()
+	r.publish()
+}
+
+// decision is the store's latest decision on route ns/name.
+func (r *trafficRouter) decision(ns, name string) router.Decision {
+	r.storeMu.Lock()
+	defer r.storeMu.Unlock()
+	d, _ := r.feed.Latest()
+	got, _ := d.Decisions.Get(ns + "/" + name)
+	return got
+}
 
 // endpoints makes the backends the ready endpoints of service ns/svc, one
 // EndpointSlice each (the backends listen on different ports).
 func (r *trafficRouter) endpoints(ns, svc string, bs ...*goBackend) {
+	r.storeMu.Lock()
+	defer r.storeMu.Unlock()
 	k := ns + "/" + svc
 	want := map[string]bool{}
 	for _, b := range bs {
@@ -230,7 +259,11 @@ func (r *trafficRouter) endpoints(ns, svc string, bs ...*goBackend) {
 }
 
 // publish commits the store and hands the snapshot to the data plane.
-func (r *trafficRouter) publish() { r.feed.Publish(r.store.Commit(true)) }
+func (r *trafficRouter) publish() {
+	r.storeMu.Lock()
+	defer r.storeMu.Unlock()
+	r.feed.Publish(r.store.Commit(true))
+}
 
 // reloads is the number of reloads HAProxy's master reports.
 func (r *trafficRouter) reloads() int {

@@ -19,6 +19,11 @@ const (
 	ReasonInvalidHost                   = "InvalidHost"
 	ReasonExtendedValidationFailed      = "ExtendedValidationFailed"
 	ReasonExternalCertificateValidation = "ExternalCertificateValidationFailed"
+	// ReasonNotServable: the route won its host, but the data plane cannot
+	// serve it (HAProxy refuses its configuration, or nothing of it can be
+	// served safely); the message says why, in the data plane's words.
+	// Like a route rejected for its certificate, it keeps its host claim.
+	ReasonNotServable = "RouteNotServable"
 )
 
 // effectiveHost applies spec.subdomain with ROUTER_DOMAIN, then

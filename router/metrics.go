@@ -10,6 +10,7 @@ import (
 type Metrics struct {
 	statusWrites    prometheus.Counter
 	routesByVerdict *prometheus.GaugeVec
+	notServable     prometheus.Gauge
 	commitSeconds   prometheus.Histogram
 }
 
@@ -24,13 +25,17 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "routeshift_router_routes",
 			Help: "Routes this router knows, by verdict (admitted, rejected, ignored).",
 		}, []string{"verdict"}),
+		notServable: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "routeshift_router_routes_not_servable",
+			Help: "Routes that won their host but that the data plane cannot serve (Admitted=False, reason RouteNotServable).",
+		}),
 		commitSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "routeshift_router_model_update_seconds",
 			Help:    "Time to judge a batch of changes and publish the new model.",
 			Buckets: prometheus.ExponentialBuckets(0.00005, 4, 10),
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.statusWrites, m.routesByVerdict, m.commitSeconds} {
+	for _, c := range []prometheus.Collector{m.statusWrites, m.routesByVerdict, m.notServable, m.commitSeconds} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -44,12 +49,14 @@ func (m *Metrics) statusWritten() {
 	}
 }
 
-// modelUpdated records a commit's duration and the routes per verdict.
-func (m *Metrics) modelUpdated(seconds float64, verdicts [3]int) {
+// modelUpdated records a commit's duration, the routes per verdict and
+// those not servable.
+func (m *Metrics) modelUpdated(seconds float64, verdicts [3]int, notServable int) {
 	if m == nil {
 		return
 	}
 	m.commitSeconds.Observe(seconds)
+	m.notServable.Set(float64(notServable))
 	for v, n := range verdicts {
 		m.routesByVerdict.WithLabelValues(Verdict(v).String()).Set(float64(n))
 	}

@@ -27,13 +27,31 @@ import (
 // Consumer serves the snapshots a router publishes: a data plane. Every
 // replica of a router runs its consumers.
 type Consumer interface {
-	// Serve consumes the snapshots of sub until ctx ends; an error stops
-	// the router.
-	Serve(ctx context.Context, sub *Subscription) error
+	// Serve consumes the snapshots of sub until ctx ends, telling fb
+	// about the routes it cannot serve; an error stops the router.
+	Serve(ctx context.Context, sub *Subscription, fb Feedback) error
 	// Ready reports whether the consumer serves a complete (synced)
 	// snapshot.
 	Ready() bool
 }
+
+// Feedback is how a consumer tells the router about the routes it was
+// given but cannot serve, so that their status says so.
+type Feedback interface {
+	// NotServable reports that route, the very value a snapshot held,
+	// cannot be served, and why (message, in the data plane's words, for
+	// the route's owner). The router rejects it as RouteNotServable, and
+	// keeps its host claim, until the route's value changes; the
+	// consumer then gets the new value to try. A report on a value the
+	// router no longer serves is ignored.
+	NotServable(route *Route, message string)
+}
+
+// FeedbackFunc is a Feedback made of a function.
+type FeedbackFunc func(route *Route, message string)
+
+// NotServable calls f.
+func (f FeedbackFunc) NotServable(route *Route, message string) { f(route, message) }
 
 // Router is one router instance: it watches Routes, Namespaces,
 // EndpointSlices, Services and TLS Secrets, judges them in a Store, and
@@ -45,6 +63,9 @@ type Router struct {
 	store     *Store
 	feed      *Feed
 	events    chan func(*Store)
+	// stopped is closed when the store loop ends: nobody applies events
+	// any more.
+	stopped chan struct{}
 	// published is whether a synced snapshot has been published.
 	published bool
 }
@@ -53,7 +74,16 @@ type Router struct {
 // snapshots to consumers and records its metrics in metrics (nil: none).
 func NewRouter(cfg Config, metrics *Metrics, consumers ...Consumer) *Router {
 	return &Router{cfg: cfg, metrics: metrics, consumers: consumers, store: NewStore(cfg.Admission), feed: &Feed{},
-		events: make(chan func(*Store), 4096)}
+		events: make(chan func(*Store), 4096), stopped: make(chan struct{})}
+}
+
+// NotServable records a consumer's report (Feedback) in the store, in
+// order with the cluster's events.
+func (r *Router) NotServable(route *Route, message string) {
+	select {
+	case r.events <- func(s *Store) { s.SetNotServable(route, message) }:
+	case <-r.stopped:
+	}
 }
 
 // Feed is where the router publishes snapshots.
@@ -104,7 +134,7 @@ func (r *Router) Run(ctx context.Context, restConfig *rest.Config, opts RunOptio
 	}
 	for _, c := range r.consumers {
 		sub := r.feed.Subscribe()
-		if err := mgr.Add(EveryReplica(func(ctx context.Context) error { return c.Serve(ctx, sub) })); err != nil {
+		if err := mgr.Add(EveryReplica(func(ctx context.Context) error { return c.Serve(ctx, sub, r) })); err != nil {
 			return err
 		}
 	}
@@ -225,6 +255,7 @@ func (r *Router) send(o any, apply func(*Store, client.Object)) {
 // publishes a snapshot. Before the caches have synced it only applies
 // (after publishing one empty snapshot, unless ports bind after sync).
 func (r *Router) loop(ctx context.Context, waitForSync func(context.Context) bool) error {
+	defer close(r.stopped)
 	log := logf.FromContext(ctx).WithName("router")
 	synced := make(chan struct{})
 	go func() {
@@ -273,7 +304,7 @@ func (r *Router) commit(synced bool) {
 		r.feed.Publish(snap)
 		r.published = r.published || synced
 	}
-	r.metrics.modelUpdated(time.Since(start).Seconds(), r.store.verdicts)
+	r.metrics.modelUpdated(time.Since(start).Seconds(), r.store.verdicts, r.store.notServable)
 }
 
 // EveryReplica is a runnable that runs on every replica of a router, not

@@ -114,7 +114,10 @@ type Decision struct {
 // and the endpoints of every service. A new snapshot shares everything that
 // did not change with the previous one.
 type Snapshot struct {
-	// Routes are the admitted routes, by namespace/name.
+	// Routes are the routes to serve, by namespace/name: the admitted
+	// ones, and those a data plane reported it cannot serve (their
+	// decision is RouteNotServable), which keep their claims and their
+	// value; the data plane decides what to make of them.
 	Routes PMap[*Route]
 	// Decisions are the router's decisions on every route it has seen,
 	// admitted, rejected or ignored (outside the shard), by namespace/name.

@@ -42,9 +42,11 @@ type Store struct {
 	dirtyServices map[string]bool
 	gone          map[string]bool // routes deleted since the last commit
 
-	// verdicts counts the routes per Verdict.
-	verdicts [3]int
-	snapshot Snapshot
+	// verdicts counts the routes per Verdict; notServable those rejected
+	// as RouteNotServable.
+	verdicts    [3]int
+	notServable int
+	snapshot    Snapshot
 }
 
 // routeState is what the Store knows about one Route.
@@ -55,6 +57,8 @@ type routeState struct {
 	decided   bool   // decision has been recorded in a snapshot
 	served    *Route // when admitted; rebuilt when the route or host changes
 	servedFor *routecore.Route
+	// unservable is the data plane's report that it cannot serve served.
+	unservable *unservable
 }
 
 // NewStore returns an empty store judging with cfg.
@@ -104,7 +108,7 @@ func (s *Store) DeleteRoute(namespace, name string) {
 		removeFromIndex(s.bySecret, key(namespace, ext), k)
 	}
 	if st.decided {
-		s.verdicts[st.decision.Verdict]--
+		s.count(st.decision, -1)
 	}
 	delete(s.routes, k)
 	delete(s.dirtyRoutes, k)
@@ -370,31 +374,78 @@ func (s *Store) judgeDomain(domain string, hosts map[string]bool, routes *PMapEd
 	s.cfg.judge(contenders, nil, record)
 }
 
-// decide records a route's decision and, for admitted routes, what to serve.
+// decide records a route's decision and, for admitted routes, what to
+// serve. An admitted route the data plane reported it cannot serve stays
+// in the snapshot's routes (its value unchanged) with the decision
+// RouteNotServable, until its value changes.
 func (s *Store) decide(k string, st *routeState, d Decision, routes *PMapEditor[*Route], decisions *PMapEditor[Decision], changed Changes) {
-	if !st.decided || d != st.decision {
-		if st.decided {
-			s.verdicts[st.decision.Verdict]--
-		}
-		s.verdicts[d.Verdict]++
-		st.decision, st.decided = d, true
-		decisions.Set(k, d)
-		changed.Routes[k] = true
-	}
-	if d.Verdict != Admitted {
-		if st.served != nil {
-			st.served, st.servedFor = nil, nil
-			routes.Delete(k)
+	if d.Verdict == Admitted {
+		if st.served == nil || st.servedFor != st.route || st.served.Host != d.Host {
+			st.served, st.servedFor = s.serve(st.route, d.Host), st.route
+			routes.Set(k, st.served)
 			changed.Routes[k] = true
 		}
+		d = st.servable(d)
+	} else if st.served != nil {
+		st.served, st.servedFor = nil, nil
+		routes.Delete(k)
+		changed.Routes[k] = true
+	}
+	if st.decided && d == st.decision {
 		return
 	}
-	if st.served != nil && st.servedFor == st.route && st.served.Host == d.Host {
-		return
+	if st.decided {
+		s.count(st.decision, -1)
 	}
-	st.served, st.servedFor = s.serve(st.route, d.Host), st.route
-	routes.Set(k, st.served)
+	s.count(d, 1)
+	st.decision, st.decided = d, true
+	decisions.Set(k, d)
 	changed.Routes[k] = true
+}
+
+// count adds n to the counters of d's verdict and reason.
+func (s *Store) count(d Decision, n int) {
+	s.verdicts[d.Verdict] += n
+	if d.Reason == ReasonNotServable {
+		s.notServable += n
+	}
+}
+
+// unservable is what the data plane reported about a route it cannot
+// serve: the value it was given and why.
+type unservable struct {
+	route   *Route
+	message string
+}
+
+// servable turns an admission into a RouteNotServable rejection while the
+// data plane cannot serve the value the route is served with; a new value
+// clears the report, so that the data plane tries again.
+func (st *routeState) servable(d Decision) Decision {
+	u := st.unservable
+	switch {
+	case u == nil:
+		return d
+	case u.route != st.served:
+		st.unservable = nil
+		return d
+	}
+	d.Verdict, d.Reason, d.Message = Rejected, ReasonNotServable, u.message
+	return d
+}
+
+// SetNotServable records the data plane's report that it cannot serve
+// route, the value a snapshot holds for its key, and why. A report on a
+// value the store no longer serves (the route changed, lost its claim or
+// went meanwhile) is stale and ignored.
+func (s *Store) SetNotServable(route *Route, message string) {
+	k := route.Key()
+	st := s.routes[k]
+	if st == nil || st.served != route || (st.unservable != nil && *st.unservable == unservable{route, message}) {
+		return
+	}
+	st.unservable = &unservable{route: route, message: message}
+	s.dirtyRoutes[k] = true
 }
 
 var annotationsPath = field.NewPath("metadata", "annotations")

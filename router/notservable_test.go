@@ -1,0 +1,113 @@
+package router
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// TestStoreNotServable: a data plane's report that it cannot serve a route
+// turns its admission into RouteNotServable with the data plane's words;
+// the route keeps its host claim and its served value (in the snapshot's
+// routes) until its value changes, which admits it again for the data
+// plane to try. Reports on values the store no longer serves are ignored.
+func TestStoreNotServable(t *testing.T) {
+	s := store(AdmissionConfig{}, rt("ns", "bad", "www.example.com", 1), rt("ns", "good", "good.example.com", 2),
+		rt("other", "late", "www.example.com", 3))
+	first := s.Commit(true)
+	bad, _ := first.Routes.Get("ns/bad")
+	const words = "HAProxy refuses the route's configuration: unable to load SSL certificate"
+	late := "other/late rejected HostAlreadyClaimed: a route in another namespace holds www.example.com and is older than late"
+	notServable := "ns/bad rejected RouteNotServable: " + words
+	steps := []struct {
+		name        string
+		do          func()
+		want        []string
+		changed     []string
+		notServable int
+	}{
+		{"reported", func() { s.SetNotServable(bad, words) }, []string{notServable, "ns/good admitted", late}, []string{"ns/bad"}, 1},
+		{"reported again: nothing changes", func() { s.SetNotServable(bad, words) }, []string{notServable, "ns/good admitted", late}, nil, 1},
+		{"a report on a value no longer served is ignored", func() {
+			stale := *bad
+			s.SetNotServable(&stale, "stale")
+		}, []string{notServable, "ns/good admitted", late}, nil, 1},
+		{"another route of the host changes: still not servable", func() {
+			s.SetRoute(rt("other", "late", "www.example.com", 3, func(r *routecore.Route) { r.ResourceVersion = "2" }))
+		}, []string{notServable, "ns/good admitted", late}, nil, 1},
+		{"the route changes: admitted again", func() {
+			s.SetRoute(rt("ns", "bad", "www.example.com", 1, func(r *routecore.Route) { r.ResourceVersion = "2" }))
+		}, []string{"ns/bad admitted", "ns/good admitted", late}, []string{"ns/bad"}, 0},
+	}
+	for _, step := range steps {
+		step.do()
+		snap := s.Commit(true)
+		t.Run(step.name, func(t *testing.T) {
+			expect(t, snap, step.want...)
+			if got := slices.Sorted(maps.Keys(snap.Changed.Routes)); !slices.Equal(got, step.changed) {
+				t.Errorf("changed %v, want %v", got, step.changed)
+			}
+			if s.notServable != step.notServable {
+				t.Errorf("%d routes counted not servable, want %d", s.notServable, step.notServable)
+			}
+			served, ok := snap.Routes.Get("ns/bad")
+			if !ok {
+				t.Fatal("ns/bad left the snapshot's routes")
+			}
+			if d, _ := snap.Decisions.Get("ns/bad"); d.Reason == ReasonNotServable && served != bad {
+				t.Error("ns/bad is not servable but its served value changed")
+			}
+		})
+	}
+	again, _ := s.Commit(true).Routes.Get("ns/bad")
+	s.SetNotServable(again, words)
+	s.DeleteRoute("ns", "bad")
+	snap := s.Commit(true)
+	expect(t, snap, "ns/good admitted", "other/late admitted")
+	if s.notServable != 0 {
+		t.Errorf("%d routes counted not servable after the route was deleted", s.notServable)
+	}
+}
+
+// TestRouterFeedback: a consumer's report reaches the store through the
+// router's loop and the next snapshot says the route is not servable; a
+// report after the loop ended does not block.
+func TestRouterFeedback(t *testing.T) {
+	r := NewRouter(Config{}, nil)
+	sub := r.Feed().Subscribe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- r.loop(ctx, func(context.Context) bool { return true }) }()
+	r.events <- func(s *Store) { s.SetRoute(rt("ns", "r", "www.example.com", 1)) }
+	wait, stop := context.WithTimeout(ctx, 10*time.Second)
+	defer stop()
+	next := func(what string, ok func(Snapshot) bool) Snapshot {
+		t.Helper()
+		for {
+			snap, more := sub.Next(wait)
+			if !more {
+				t.Fatalf("no snapshot where %s", what)
+			}
+			if ok(snap) {
+				return snap
+			}
+		}
+	}
+	snap := next("ns/r is admitted", func(s Snapshot) bool { d, _ := s.Decisions.Get("ns/r"); return s.Synced && d.Verdict == Admitted })
+	served, _ := snap.Routes.Get("ns/r")
+	var fb Feedback = r
+	fb.NotServable(served, "refused")
+	snap = next("ns/r is not servable", func(s Snapshot) bool { d, _ := s.Decisions.Get("ns/r"); return d.Reason == ReasonNotServable })
+	if d, _ := snap.Decisions.Get("ns/r"); d.Message != "refused" || d.Verdict != Rejected {
+		t.Errorf("decision %+v", d)
+	}
+	cancel()
+	<-done
+	for range cap(r.events) + 1 {
+		fb.NotServable(served, "after the end") // must not block
+	}
+}
