@@ -1,6 +1,8 @@
 package router
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -21,6 +23,12 @@ type Config struct {
 	// ports only with the first complete model. Otherwise an empty model
 	// is published at once.
 	WaitForSync bool
+	// ResyncInterval is how often the router looks at everything again
+	// (RESYNC_INTERVAL): the informers deliver every object anew, and the
+	// status writer checks every Route's entry, so that an entry changed
+	// behind the router's back, or an event it missed, heals. 0 keeps the
+	// informers' default and never re-checks status.
+	ResyncInterval time.Duration
 
 	Admission AdmissionConfig
 }

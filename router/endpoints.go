@@ -90,6 +90,21 @@ func ServiceEndpointsFromSlices(svc types.NamespacedName, slices_ []*discoveryv1
 	return out
 }
 
+// applyServiceProtocols gives each endpoint the application protocol of
+// the Service port of the same name, when that port has one.
+func (s *ServiceEndpoints) applyServiceProtocols() {
+	for _, p := range s.Ports {
+		if p.AppProtocol == "" {
+			continue
+		}
+		for i := range s.Endpoints {
+			if s.Endpoints[i].PortName == p.Name {
+				s.Endpoints[i].AppProtocol = p.AppProtocol
+			}
+		}
+	}
+}
+
 // Select returns the endpoints a route with targetPort reaches: all of them
 // when targetPort is nil; else those whose port name, or port number, is
 // targetPort. A number (or a string of digits) that is no endpoint's port

@@ -127,7 +127,8 @@ func (r *Router) Run(ctx context.Context, restConfig *rest.Config, opts RunOptio
 	}
 	if r.cfg.UpdateStatus {
 		w := &StatusWriter{ID: StatusIdentity{RouterName: r.cfg.Name, CanonicalHostname: r.cfg.CanonicalHostname},
-			Client: mgr.GetClient(), Reader: mgr.GetCache(), Snapshots: r.feed.Subscribe(), Metrics: r.metrics}
+			Client: mgr.GetClient(), Reader: mgr.GetCache(), Snapshots: r.feed.Subscribe(), Metrics: r.metrics,
+			Resync: r.cfg.ResyncInterval}
 		if err := mgr.Add(w); err != nil {
 			return err
 		}
@@ -164,6 +165,7 @@ func (r *Router) newManager(restConfig *rest.Config, opts RunOptions) (manager.M
 		Scheme:  scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"}, // the router serves its own metrics on ROUTER_LISTEN_ADDR
 		Cache: cache.Options{
+			SyncPeriod:       durationOr(r.cfg.ResyncInterval),
 			DefaultTransform: stripManagedFields,
 			ByObject: map[client.Object]cache.ByObject{
 				// Only TLS secrets: external certificates.
@@ -183,7 +185,8 @@ func (r *Router) newManager(restConfig *rest.Config, opts RunOptions) (manager.M
 }
 
 // servicePortsOnly keeps of a Service what the Store reads (its name and
-// ports), so that the cache does not hold every Service whole.
+// ports, with their application protocols), so that the cache does not
+// hold every Service whole.
 func servicePortsOnly(o any) (any, error) {
 	svc, ok := o.(*corev1.Service)
 	if !ok {

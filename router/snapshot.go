@@ -58,9 +58,14 @@ type Backend struct {
 
 // Endpoint is one ready address and port of a service.
 type Endpoint struct {
-	IP          string
-	Port        int32
-	PortName    string
+	IP       string
+	Port     int32
+	PortName string
+	// AppProtocol is the application protocol of the port (appProtocol):
+	// the Service port's of the same name when it has one, else the
+	// EndpointSlice port's. Services with a selector get the Service's
+	// copied into their EndpointSlices; hand-written slices may carry
+	// their own.
 	AppProtocol string
 	// TargetRef names the pod behind the address, when known.
 	TargetRef string
@@ -73,16 +78,18 @@ type ServiceEndpoints struct {
 	Service   types.NamespacedName
 	Endpoints []Endpoint
 	// Ports are the Service's TCP ports (spec.ports), for a route's
-	// numeric targetPort that names a service port; shared between
-	// snapshots, never modified.
+	// numeric targetPort that names a service port and for the ports'
+	// application protocols; shared between snapshots, never modified.
 	Ports []ServicePort
 }
 
-// ServicePort is a port of a Service: the number clients connect to, and
-// its name, which the Service's EndpointSlices give the port it targets.
+// ServicePort is a port of a Service: the number clients connect to, its
+// name, which the Service's EndpointSlices give the port it targets, and
+// its application protocol (appProtocol, "" when not set).
 type ServicePort struct {
-	Port int32
-	Name string
+	Port        int32
+	Name        string
+	AppProtocol string
 }
 
 // Verdict is what a router decided about a route.

@@ -95,6 +95,10 @@ type StatusWriter struct {
 	// of twice as many is spent. Checks that find nothing to write are
 	// not counted.
 	QPS float64
+	// Resync is how often every route's entry is checked again, whether
+	// or not a snapshot changed the route (0: never): an entry someone
+	// else changed or removed is written again.
+	Resync time.Duration
 
 	queue    workqueue.TypedRateLimitingInterface[string]
 	limiter  *rate.Limiter
@@ -106,7 +110,8 @@ type StatusWriter struct {
 func (w *StatusWriter) NeedLeaderElection() bool { return true }
 
 // Start writes status until ctx ends. On start it checks every route the
-// router knows, then the routes each new snapshot changes.
+// router knows, then the routes each new snapshot changes, and every route
+// again each Resync.
 func (w *StatusWriter) Start(ctx context.Context) error {
 	qps := w.QPS
 	if qps <= 0 {
@@ -121,9 +126,34 @@ func (w *StatusWriter) Start(ctx context.Context) error {
 		w.queue.ShutDown()
 	}()
 	go w.watchSnapshots(ctx)
+	if w.Resync > 0 {
+		go w.resync(ctx)
+	}
 	for w.processNext(ctx) {
 	}
 	return nil
+}
+
+// resync queues every route of the latest synced snapshot every Resync.
+func (w *StatusWriter) resync(ctx context.Context) {
+	tick := time.NewTicker(w.Resync)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		w.mu.Lock()
+		snap := w.snapshot
+		w.mu.Unlock()
+		if !snap.Synced {
+			continue
+		}
+		for k := range snap.Decisions.All() {
+			w.queue.Add(k)
+		}
+	}
 }
 
 // watchSnapshots queues the routes of every new snapshot: all of them the

@@ -8,9 +8,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"github.com/routeshift/routeshift/routecore"
 )
@@ -82,8 +84,8 @@ func (s *Store) SetRoute(r *routecore.Route) {
 		st = &routeState{}
 		s.routes[k] = st
 		addToIndex(s.byNamespace, r.Namespace, k)
-	} else if st.route.ResourceVersion == r.ResourceVersion && st.route.UID == r.UID && r.ResourceVersion != "" {
-		return // a resync: nothing changed
+	} else if unchanged(st.route, r) {
+		return // a resync
 	}
 	if old := externalSecret(st.route); old != "" {
 		removeFromIndex(s.bySecret, key(st.route.Namespace, old), k)
@@ -149,6 +151,9 @@ func (s *Store) SetEndpointSlice(es *discoveryv1.EndpointSlice) {
 	if s.slices[k] == nil {
 		s.slices[k] = map[string]*discoveryv1.EndpointSlice{}
 	}
+	if old := s.slices[k][es.Name]; old != nil && unchanged(old, es) {
+		return // a resync
+	}
 	s.slices[k][es.Name] = es
 	s.dirtyServices[k] = true
 }
@@ -167,13 +172,14 @@ func (s *Store) DeleteEndpointSlice(namespace, name, service string) {
 }
 
 // SetService records a Service added or changed. Only its TCP ports matter:
-// they let a route's numeric targetPort name a service port.
+// they let a route's numeric targetPort name a service port, and say which
+// application protocol their endpoints speak.
 func (s *Store) SetService(svc *corev1.Service) {
 	k := key(svc.Namespace, svc.Name)
 	var ports []ServicePort
 	for _, p := range svc.Spec.Ports {
 		if p.Protocol == "" || p.Protocol == corev1.ProtocolTCP {
-			ports = append(ports, ServicePort{Port: p.Port, Name: p.Name})
+			ports = append(ports, ServicePort{Port: p.Port, Name: p.Name, AppProtocol: ptr.Deref(p.AppProtocol, "")})
 		}
 	}
 	if old, ok := s.ports[k]; ok && slices.Equal(old, ports) {
@@ -197,6 +203,9 @@ func (s *Store) DeleteService(namespace, name string) {
 // their external certificate care.
 func (s *Store) SetSecret(secret *corev1.Secret) {
 	k := key(secret.Namespace, secret.Name)
+	if old := s.secrets[k]; old != nil && unchanged(old, secret) {
+		return // a resync
+	}
 	s.secrets[k] = secret
 	s.secretChanged(k)
 }
@@ -254,6 +263,7 @@ func (s *Store) Commit(synced bool) Snapshot {
 		} else {
 			se := ServiceEndpointsFromSlices(types.NamespacedName{Namespace: ns, Name: name}, sl, s.cfg.AllowLoopbackEndpoints)
 			se.Ports = s.ports[k] // replaced, never modified, when the Service changes
+			se.applyServiceProtocols()
 			services.Set(k, se)
 		}
 		next.Changed.Services[k] = true
@@ -478,6 +488,14 @@ func (s *Store) serve(r *routecore.Route, host string) *Route {
 		out.Backends = append(out.Backends, Backend{Service: types.NamespacedName{Namespace: r.Namespace, Name: ref.Name}, Weight: w})
 	}
 	return out
+}
+
+// unchanged reports whether next is the object the store already has (have,
+// not nil): the same UID and resourceVersion, as the informers deliver
+// every object again on each resync. Objects without a resourceVersion
+// (tests, offline input) always count as changed.
+func unchanged(have, next metav1.Object) bool {
+	return next.GetResourceVersion() != "" && have.GetResourceVersion() == next.GetResourceVersion() && have.GetUID() == next.GetUID()
 }
 
 func externalSecret(r *routecore.Route) string {

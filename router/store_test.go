@@ -279,9 +279,11 @@ func TestStoreServices(t *testing.T) {
 }
 
 // TestServicePortsOnly: the router's cache keeps of a Service its identity
-// and ports, what SetService reads, and nothing else.
+// and ports (with their appProtocol), what SetService reads, and nothing
+// else.
 func TestServicePortsOnly(t *testing.T) {
-	ports := []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}
+	h2c := "kubernetes.io/h2c"
+	ports := []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), AppProtocol: &h2c}}
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "u", ResourceVersion: "7",
 			Labels: map[string]string{"a": "b"}, Annotations: map[string]string{"big": "annotation"}},
@@ -342,5 +344,80 @@ func TestStoreExternalCertificateChanges(t *testing.T) {
 	}
 	if d, _ := snap.Decisions.Get("ns/r"); d.Reason != ReasonExternalCertificateValidation {
 		t.Errorf("decision %+v, want %s", d, ReasonExternalCertificateValidation)
+	}
+}
+
+// TestStoreAppProtocol: an endpoint's application protocol is its Service
+// port's when that has one, else its EndpointSlice port's; a change of the
+// Service's appProtocol is a change of the service.
+func TestStoreAppProtocol(t *testing.T) {
+	h2c, ws := "kubernetes.io/h2c", "kubernetes.io/ws"
+	grpcPort := slicePort("grpc", 9090, "")
+	webPort := slicePort("web", 8080, "")
+	webPort.AppProtocol = &ws
+	s := NewStore(AdmissionConfig{})
+	s.SetEndpointSlice(webSlice("web-a", discoveryv1.AddressTypeIPv4, []discoveryv1.EndpointPort{grpcPort, webPort},
+		sliceEndpoint("ready", "", "10.0.0.1")))
+	service := func(resourceVersion string, grpcProtocol *string) *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", ResourceVersion: resourceVersion},
+			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "grpc", Port: 90, AppProtocol: grpcProtocol}, {Name: "web", Port: 80}}}}
+	}
+	steps := []struct {
+		name    string
+		do      func()
+		changed bool
+		want    map[string]string // port name -> appProtocol
+	}{
+		{"slices alone: the slice's appProtocol", func() {}, true, map[string]string{"grpc": "", "web": ws}},
+		{"the Service names h2c for grpc", func() { s.SetService(service("1", &h2c)) }, true, map[string]string{"grpc": h2c, "web": ws}},
+		{"the Service drops it", func() { s.SetService(service("2", nil)) }, true, map[string]string{"grpc": "", "web": ws}},
+	}
+	for _, step := range steps {
+		step.do()
+		snap := s.Commit(true)
+		t.Run(step.name, func(t *testing.T) {
+			if got := snap.Changed.Services["ns/web"]; got != step.changed {
+				t.Errorf("service changed %v, want %v", got, step.changed)
+			}
+			web, _ := snap.Services.Get("ns/web")
+			got := map[string]string{}
+			for _, e := range web.Endpoints {
+				got[e.PortName] = e.AppProtocol
+			}
+			if !maps.Equal(got, step.want) {
+				t.Errorf("appProtocols %v, want %v", got, step.want)
+			}
+		})
+	}
+}
+
+// TestStoreResync: the informers' resync delivers every object again,
+// unchanged (same UID and resourceVersion): nothing is judged or merged
+// again. Objects without a resourceVersion always count as changed.
+func TestStoreResync(t *testing.T) {
+	s := NewStore(AdmissionConfig{})
+	r := rt("ns", "web", "web.example.com", 0)
+	r.ResourceVersion, r.UID = "5", "u1"
+	es := webSlice("web-a", discoveryv1.AddressTypeIPv4, []discoveryv1.EndpointPort{slicePort("http", 8080, "")}, sliceEndpoint("ready", "", "10.0.0.1"))
+	es.ResourceVersion, es.UID = "6", "u2"
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tls", ResourceVersion: "7", UID: "u3"}}
+	deliver := func() {
+		s.SetRoute(r.DeepCopy())
+		s.SetEndpointSlice(es.DeepCopy())
+		s.SetSecret(secret.DeepCopy())
+	}
+	deliver()
+	if snap := s.Commit(true); snap.Changed.Empty() {
+		t.Fatal("the first delivery changed nothing")
+	}
+	deliver()
+	if snap := s.Commit(true); !snap.Changed.Empty() {
+		t.Errorf("a resync changed routes %v, services %v", snap.Changed.Routes, snap.Changed.Services)
+	}
+	unversioned := es.DeepCopy()
+	unversioned.ResourceVersion = ""
+	s.SetEndpointSlice(unversioned)
+	if snap := s.Commit(true); !snap.Changed.Services["ns/web"] {
+		t.Error("a slice without resourceVersion was taken as unchanged")
 	}
 }

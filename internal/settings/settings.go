@@ -531,7 +531,12 @@ var Table = []Setting{
 	{
 		Env: "RELOAD_INTERVAL", Flag: "interval", Default: "5s", Example: "10s",
 		Help:  "minimum time between reloads: the first change applies at once, later ones within the interval are batched",
-		Parse: reloadInterval,
+		Parse: interval(func(c *Config) *time.Duration { return &c.DataPlane.ReloadInterval }, "5s"),
+	},
+	{
+		Env: "RESYNC_INTERVAL", Flag: "resync-interval", Default: "30m", Example: "10m",
+		Help:  "how often the router looks at every object again: each Route's status entry is checked and written again if someone else changed or removed it",
+		Parse: interval(func(c *Config) *time.Duration { return &c.Router.ResyncInterval }, "30m"),
 	},
 }
 
@@ -739,20 +744,22 @@ func timeUnit(field func(*Config) *time.Duration) func(*Config, string) error {
 	}
 }
 
-// reloadInterval is a TimeUnit or a Go duration (RELOAD_INTERVAL examples
-// use both), at least one second.
-func reloadInterval(c *Config, v string) error {
-	d, err := routecore.ParseTimeUnit(v)
-	if err != nil {
-		if d, err = time.ParseDuration(v); err != nil {
-			return errors.New("must be a TimeUnit such as 5s")
+// interval is a TimeUnit or a Go duration (RELOAD_INTERVAL examples use
+// both), at least one second; example names a valid value.
+func interval(field func(*Config) *time.Duration, example string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		d, err := routecore.ParseTimeUnit(v)
+		if err != nil {
+			if d, err = time.ParseDuration(v); err != nil {
+				return errors.New("must be a TimeUnit such as " + example)
+			}
 		}
+		if d < time.Second {
+			return errors.New("must be at least 1s")
+		}
+		*field(c) = d
+		return nil
 	}
-	if d < time.Second {
-		return errors.New("must be at least 1s")
-	}
-	c.DataPlane.ReloadInterval = d
-	return nil
 }
 
 // bindPortsAfterSync holds both the router's first publication and the
