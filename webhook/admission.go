@@ -8,11 +8,11 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/routeshift/routeshift/internal/invalid"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -53,7 +53,7 @@ func (r *review) validate(opts routecore.ValidateOptions) field.ErrorList {
 // denyInvalid refuses the request with an Invalid API status, which kubectl
 // prints as `The Route "NAME" is invalid: FIELD: ...`.
 func denyInvalid(name string, errs field.ErrorList) admission.Response {
-	status := apierrors.NewInvalid(routecore.GroupKind, name, errs).Status()
+	status := invalid.RouteStatus(name, errs)
 	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &status}}
 }
 

@@ -10,10 +10,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	yamlv2 "go.yaml.in/yaml/v2"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/routeshift/routeshift/internal/input"
+	"github.com/routeshift/routeshift/internal/invalid"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -138,7 +138,7 @@ func (o *validateOptions) validate(ctx context.Context, obj input.Object, stderr
 		}
 	}
 	if len(errs) > 0 {
-		fmt.Fprint(stderr, invalidMessage("Route", r.Name, errs))
+		fmt.Fprint(stderr, invalid.RouteMessage(r.Name, errs))
 		return nil, nil
 	}
 	return r, nil
@@ -258,21 +258,6 @@ func (in *inputFlags) decodeRoute(obj input.Object, stderr io.Writer) (*routecor
 		return nil, err
 	}
 	return r, nil
-}
-
-// invalidMessage renders errors as kubectl renders an Invalid API error:
-// one cause on the same line, several as a bulleted list.
-func invalidMessage(kind, name string, errs field.ErrorList) string {
-	prefix := fmt.Sprintf("The %s %q is invalid: ", kind, name)
-	if len(errs) == 1 {
-		return prefix + errs[0].Error() + "\n"
-	}
-	var b strings.Builder
-	b.WriteString(prefix + "\n")
-	for _, e := range errs {
-		b.WriteString("* " + e.Error() + "\n")
-	}
-	return b.String()
 }
 
 // printable drops what a freshly defaulted object has no value for

@@ -28,6 +28,7 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/invalid"
 	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
@@ -715,7 +716,7 @@ func refusedRow(e example) (row, error) {
 			return row{}, fmt.Errorf("example %q: error %q is not on %s", e.rule, err.Error(), e.field)
 		}
 	}
-	r := row{example: e, messages: kubectlInvalid(route.Name, errs)}
+	r := row{example: e, messages: kubectlLines(invalid.RouteMessage(route.Name, errs))}
 	if old == nil {
 		r.router = routerVerdict(route)
 	}
@@ -752,18 +753,14 @@ func warningRow(e example) (row, error) {
 	return r, nil
 }
 
-// kubectlInvalid renders errors as kubectl prints an Invalid error: one
-// cause on the line, several as a list.
-func kubectlInvalid(name string, errs field.ErrorList) []string {
-	prefix := fmt.Sprintf("The Route %q is invalid:", name)
-	if len(errs) == 1 {
-		return []string{prefix + " " + errs[0].Error()}
+// kubectlLines are the lines kubectl prints for message (one of package
+// invalid's), without their trailing spaces.
+func kubectlLines(message string) []string {
+	lines := strings.Split(strings.TrimSuffix(message, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
 	}
-	out := []string{prefix}
-	for _, err := range errs {
-		out = append(out, "* "+err.Error())
-	}
-	return out
+	return lines
 }
 
 // routerVerdict is what routeshift's router writes for the Route if it
@@ -941,7 +938,7 @@ func (e webhookExample) admit() (*admissionv1.AdmissionResponse, *routecore.Rout
 }
 
 func webhookRefusedRow(e webhookExample) (row, error) {
-	resp, route, err := e.admit()
+	resp, _, err := e.admit()
 	if err != nil {
 		return row{}, err
 	}
@@ -953,20 +950,7 @@ func webhookRefusedRow(e webhookExample) (row, error) {
 			return row{}, fmt.Errorf("webhook example %q: cause %s: %s is not on %s", e.rule, c.Field, c.Message, e.field)
 		}
 	}
-	return row{example: e.example, messages: causeLines(route.Name, resp.Result.Details.Causes)}, nil
-}
-
-// causeLines renders the causes of an Invalid status as kubectl does.
-func causeLines(name string, causes []metav1.StatusCause) []string {
-	prefix := fmt.Sprintf("The Route %q is invalid:", name)
-	if len(causes) == 1 {
-		return []string{prefix + " " + causes[0].Field + ": " + causes[0].Message}
-	}
-	out := []string{prefix}
-	for _, c := range causes {
-		out = append(out, "* "+c.Field+": "+c.Message)
-	}
-	return out
+	return row{example: e.example, messages: kubectlLines(invalid.Message(*resp.Result))}, nil
 }
 
 func webhookWarningRow(e webhookExample) (row, error) {
