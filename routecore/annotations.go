@@ -14,9 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Route annotation keys: the seeds' catalogue (seed 000 "Route Annotations",
-// seed 002 table 5.5) plus the aliases OpenShift also honours and the
-// routeshift exact-path annotation.
+// Route annotation keys: those OpenShift's router reads, the aliases it
+// also honours, and routeshift's exact-path annotation. What each does:
+// docs/reference/annotations.md.
 const (
 	AnnBalance                  = "haproxy.router.openshift.io/balance"
 	AnnDisableCookies           = "haproxy.router.openshift.io/disable_cookies"

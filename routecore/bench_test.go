@@ -12,9 +12,9 @@ var benchAnnotationValues = map[string]string{
 	AnnHSTSHeader: "max-age=31536000;includeSubDomains;preload", AnnPoolSize: "4", AnnPathType: "Exact",
 }
 
-// BenchmarkValidate measures ValidateRoute on the three routes the issue
-// names: a plain route, an edge route with a 2048-bit RSA certificate, key
-// and CA, and a route with every annotation of the catalogue set.
+// BenchmarkValidate measures ValidateRoute on three routes: a plain route,
+// an edge route with a 2048-bit RSA certificate, key and CA, and a route
+// with every annotation of the catalogue set.
 func BenchmarkValidate(b *testing.B) {
 	p := testCerts(b)
 	all := route(func(r *Route) { r.Spec.Path = "/api" })

@@ -2,8 +2,8 @@ package routecore
 
 import "strings"
 
-// DefaultWeight is the weight of a backend that names none (seed 002 and
-// OpenShift's API; seed 000's "1" is superseded, see design.md).
+// DefaultWeight is the weight of a backend that names none, as OpenShift's
+// API defaults it (docs/validation.md lists every default).
 const DefaultWeight int32 = 100
 
 // DefaultOptions configures defaulting.

@@ -40,7 +40,7 @@ func TestDefault(t *testing.T) {
 		suffix string
 		want   *Route
 	}{
-		{name: "seed 000 example 3: generated host", in: bare(),
+		{name: "no host: generated", in: bare(),
 			want: defaulted(generated("no-route-hostname-mynamespace.router.default.svc.cluster.local"))},
 		{name: "custom suffix", in: bare(), suffix: "apps.example.com",
 			want: defaulted(generated("no-route-hostname-mynamespace.apps.example.com"))},

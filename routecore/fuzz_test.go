@@ -11,7 +11,8 @@ import (
 	"github.com/routeshift/routeshift/internal/fixtures"
 )
 
-// addSeedCorpus adds the seed fixtures, as JSON, to a fuzz corpus.
+// addSeedCorpus adds the example Routes of internal/fixtures, as JSON, to a
+// fuzz corpus.
 func addSeedCorpus(f *testing.F) {
 	for _, doc := range strings.Split(fixtures.SeedRoutesTemplate, "\n---\n") {
 		j, err := yaml.YAMLToJSON([]byte(doc))

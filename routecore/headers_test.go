@@ -20,7 +20,8 @@ func deleteHeader(name string) RouteHTTPHeader {
 	return RouteHTTPHeader{Name: name, Action: RouteHTTPHeaderActionUnion{Type: Delete}}
 }
 
-// TestValidateHeaders pins the spec.httpHeaders rules (route-api.md 2.I).
+// TestValidateHeaders pins the spec.httpHeaders rules, accepted and refused,
+// to the messages a user reads.
 func TestValidateHeaders(t *testing.T) {
 	const resp = "spec.httpHeaders.actions.response"
 	const req = "spec.httpHeaders.actions.request"

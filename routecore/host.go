@@ -9,7 +9,7 @@ import (
 )
 
 // DefaultRouteSuffix is the routing subdomain generated hosts end in unless
-// the cluster configures another (seed 000: "router.default.svc.cluster.local").
+// the cluster configures another: OpenShift's default.
 const DefaultRouteSuffix = "router.default.svc.cluster.local"
 
 // Annotations the route model reads or writes.

@@ -9,8 +9,9 @@ import (
 	"github.com/routeshift/routeshift/internal/fixtures"
 )
 
-// TestSeedExamples: every Route example of seed 000 is valid once defaulted,
-// with the host the seed documents for the hostless one.
+// TestSeedExamples: every Route example of OpenShift's route documentation
+// (internal/fixtures) is valid once defaulted, and the hostless one gets the
+// host OpenShift generates for it.
 func TestSeedExamples(t *testing.T) {
 	docs := strings.Split(fixtures.SeedRoutes(testCerts(t)), "\n---\n")
 	if len(docs) != fixtures.SeedRouteCount {

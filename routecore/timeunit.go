@@ -25,7 +25,7 @@ var timeUnitScale = map[string]time.Duration{
 	"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour,
 }
 
-// ParseTimeUnit parses a TimeUnit as the seeds define it: ^[1-9][0-9]*(us|ms|s|m|h|d)?$,
+// ParseTimeUnit parses a TimeUnit as OpenShift defines it: ^[1-9][0-9]*(us|ms|s|m|h|d)?$,
 // where no unit means milliseconds. Values above MaxTimeUnit return
 // MaxTimeUnit and an error wrapping ErrTimeUnitTooLarge.
 func ParseTimeUnit(s string) (time.Duration, error) {

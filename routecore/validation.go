@@ -15,9 +15,9 @@ import (
 	"github.com/routeshift/routeshift/certs"
 )
 
-// MaxNameLength is the longest route name routeshift accepts (seed 000: "a
-// name (limited to 63 characters)"): longer names cannot become the first
-// label of a generated host.
+// MaxNameLength is the longest route name routeshift accepts, as OpenShift
+// documents it: longer names cannot become the first label of a generated
+// host.
 const MaxNameLength = 63
 
 // ValidateOptions configures validation.

@@ -27,7 +27,7 @@ func TestValidateRoute(t *testing.T) {
 	}{
 		{name: "valid plain route", route: route()},
 
-		// 2.A metadata, and the project's 63-character name rule
+		// metadata, and the 63-character name rule
 		{name: "name missing", route: route(func(r *Route) { r.Name = "" }),
 			want: []string{"metadata.name: Required value: name or generateName is required"}},
 		{name: "generateName only (the API server names the Route)", route: route(func(r *Route) { r.Name, r.GenerateName, r.Spec.Host = "", "web-", "" })},
@@ -52,7 +52,7 @@ func TestValidateRoute(t *testing.T) {
 		{name: "unqualified finalizer", route: route(func(r *Route) { r.Finalizers = []string{"cleanup"} }),
 			want: []string{`metadata.finalizers[0]: Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified`}},
 
-		// 2.B host
+		// host
 		{name: "upper-case host", route: route(func(r *Route) { r.Spec.Host = "A.test.com" }),
 			want: []string{`spec.host: Invalid value: "A.test.com": ` + dns952Msg, `spec.host: Invalid value: "A.test.com": ` + labelMsg}},
 		{name: "host **", route: route(func(r *Route) { r.Spec.Host = "**" }),
@@ -69,21 +69,21 @@ func TestValidateRoute(t *testing.T) {
 		{name: "host over 253 characters", route: route(func(r *Route) { r.Spec.Host = longHost }),
 			want: []string{`spec.host: Invalid value: "` + longHost + `": ` + dns952Msg}},
 
-		// 2.C subdomain
+		// subdomain
 		{name: "subdomain", route: route(func(r *Route) { r.Spec.Host = ""; r.Spec.Subdomain = "frontend" })},
 		{name: "subdomain label invalid", route: route(func(r *Route) { r.Spec.Host = ""; r.Spec.Subdomain = "front_end.apps" }),
 			want: []string{`spec.subdomain: Invalid value: "front_end": ` + labelMsg}},
 		{name: "subdomain over 253 characters", route: route(func(r *Route) { r.Spec.Host = ""; r.Spec.Subdomain = longHost }),
 			want: []string{`spec.subdomain: Invalid value: "` + longHost + `": must be no more than 253 characters`}},
 
-		// 2.D wildcard policy
+		// wildcard policy
 		{name: "wildcard Subdomain with host", route: route(func(r *Route) { r.Spec.Host = "wildcard.example.com"; r.Spec.WildcardPolicy = WildcardPolicySubdomain })},
 		{name: "wildcard policy unknown", route: route(func(r *Route) { r.Spec.WildcardPolicy = "bad-wolf" }),
 			want: []string{`spec.wildcardPolicy: Unsupported value: "bad-wolf": supported values: "None", "Subdomain"`}},
 		{name: "wildcard Subdomain without host", route: route(func(r *Route) { r.Spec.Host = ""; r.Spec.WildcardPolicy = WildcardPolicySubdomain }),
 			want: []string{`spec.wildcardPolicy: Invalid value: "Subdomain": host name not specified for wildcard policy`}},
 
-		// 2.E path
+		// path
 		{name: "path", route: route(func(r *Route) { r.Spec.Path = "/test" })},
 		{name: "path without leading slash", route: route(func(r *Route) { r.Spec.Path = "test" }),
 			want: []string{`spec.path: Invalid value: "test": path must begin with /`}},
@@ -100,7 +100,7 @@ func TestValidateRoute(t *testing.T) {
 		{name: "path that is not UTF-8", route: route(func(r *Route) { r.Spec.Path = "/\xe2" }),
 			want: []string{`spec.path: Invalid value: "/\xe2": must be valid UTF-8`}},
 
-		// 2.F backends
+		// backends
 		{name: "weights 0 and 256", route: route(func(r *Route) {
 			r.Spec.To.Weight = weight(0)
 			r.Spec.AlternateBackends = []RouteTargetReference{{Kind: "Service", Name: "b", Weight: weight(256)}}
@@ -134,7 +134,7 @@ func TestValidateRoute(t *testing.T) {
 			r.Spec.AlternateBackends = []RouteTargetReference{{Kind: "Service", Name: r.Spec.To.Name}}
 		})},
 
-		// 2.G port
+		// port
 		{name: "target port by name", route: route(func(r *Route) { r.Spec.Port = &RoutePort{TargetPort: intstr.FromString("http")} })},
 		{name: "target port by number", route: route(func(r *Route) { r.Spec.Port = &RoutePort{TargetPort: intstr.FromInt32(8080)} })},
 		{name: `target port "0" as a string`, route: route(func(r *Route) { r.Spec.Port = &RoutePort{TargetPort: intstr.FromString("0")} })},
@@ -143,7 +143,7 @@ func TestValidateRoute(t *testing.T) {
 		{name: "target port empty", route: route(func(r *Route) { r.Spec.Port = &RoutePort{TargetPort: intstr.FromString("")} }),
 			want: []string{"spec.port.targetPort: Required value"}},
 
-		// 2.H TLS structure
+		// TLS structure
 		{name: "edge without certificates", route: route(withTLS(TLSConfig{Termination: TLSTerminationEdge, InsecureEdgeTerminationPolicy: InsecureEdgeTerminationPolicyAllow}))},
 		{name: "reencrypt without destination CA", route: route(withTLS(TLSConfig{Termination: TLSTerminationReencrypt, InsecureEdgeTerminationPolicy: InsecureEdgeTerminationPolicyRedirect}))},
 		{name: "passthrough redirect", route: route(withTLS(TLSConfig{Termination: TLSTerminationPassthrough, InsecureEdgeTerminationPolicy: InsecureEdgeTerminationPolicyRedirect}))},

@@ -59,7 +59,7 @@ var (
 // customHost checks the routes/custom-host permission of the requesting
 // user: on create, setting a host or certificate fields needs create; on
 // update, changing the host or subdomain needs update, and changing
-// certificate fields needs create or update (route-api.md §3).
+// certificate fields needs create or update (docs/validation.md).
 func (s *Server) customHost(ctx context.Context, r *review) field.ErrorList {
 	if r.old == nil {
 		return s.customHostOnCreate(ctx, r)

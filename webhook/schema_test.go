@@ -102,8 +102,9 @@ func (c crdSchema) create(t *testing.T, h *routeHandler, obj map[string]any) (ad
 	return resp, append(errs, listtype.ValidateListSetsAndMaps(nil, c.structural, after)...)
 }
 
-// routeDocuments are the Route manifests of the project's tests: the seed
-// examples, the render fixtures and the shapes of TestMutatePatchesFitTheCRD.
+// routeDocuments are the Route manifests of the project's tests: the
+// examples of OpenShift's route documentation (internal/fixtures), the
+// render fixtures and the shapes of TestMutatePatchesFitTheCRD.
 func routeDocuments(t *testing.T) map[string]map[string]any {
 	t.Helper()
 	p, err := fixtures.Certificates()

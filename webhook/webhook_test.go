@@ -81,8 +81,8 @@ func messages(r admission.Response) []string {
 	return out
 }
 
-// TestCustomHost pins route-api.md §3: which changes need which verb, and
-// the messages of each refusal.
+// TestCustomHost pins the routes/custom-host rules: which changes need
+// which verb, and the messages of each refusal.
 func TestCustomHost(t *testing.T) {
 	generated := func(r *routecore.Route) {
 		r.Spec.Host = "r-ns.apps.example.com"
