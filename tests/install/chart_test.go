@@ -2,6 +2,7 @@ package install
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"helm.sh/helm/v3/pkg/lint/support"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/routeshift/routeshift/tests/framework"
 )
 
 func chartDir() string { return filepath.Join(repoRoot(), "charts", "routeshift") }
@@ -23,6 +26,17 @@ var chartValues = map[string]map[string]any{
 	"cert-manager": {"certManager": map[string]any{"enabled": true}},
 	"host-network": {"router": map[string]any{"mode": "HostNetwork"}},
 	"node-port":    {"router": map[string]any{"mode": "NodePort"}},
+	// Every object that is off by default, on.
+	"host-network+extras": {
+		"router": map[string]any{"mode": "HostNetwork"},
+		"monitoring": map[string]any{
+			"serviceMonitor":   map[string]any{"enabled": true},
+			"podMonitor":       map[string]any{"enabled": true},
+			"prometheusRule":   map[string]any{"enabled": true},
+			"grafanaDashboard": map[string]any{"enabled": true},
+		},
+		"networkPolicy": map[string]any{"enabled": true},
+	},
 }
 
 // TestChartLint: `helm lint --strict` finds nothing, with each of
@@ -51,20 +65,25 @@ func TestChartVersion(t *testing.T) {
 }
 
 // TestChartMatchesKustomize: with its default values the chart renders
-// exactly the objects of manifests/overlays/self-signed, and with
-// certManager.enabled those of manifests/overlays/cert-manager, but for
-// the labels that name the tool (managed-by, helm.sh/chart), Helm's
-// resource-policy on the CRD, and the Namespace (Helm installs into one).
+// exactly the objects of manifests/overlays/self-signed, with
+// certManager.enabled those of manifests/overlays/cert-manager, and with
+// networkPolicy.enabled those of the self-signed overlay with the
+// network-policy component, but for the labels that name the tool
+// (managed-by, helm.sh/chart), Helm's resource-policy on the CRD, and the
+// Namespace (Helm installs into one).
 func TestChartMatchesKustomize(t *testing.T) {
 	for _, c := range []struct {
-		overlay string
-		values  map[string]any
+		name       string
+		overlay    string
+		components []string
+		values     map[string]any
 	}{
-		{"self-signed", map[string]any{}},
-		{"cert-manager", map[string]any{"certManager": map[string]any{"enabled": true}}},
+		{"self-signed", "self-signed", nil, map[string]any{}},
+		{"cert-manager", "cert-manager", nil, map[string]any{"certManager": map[string]any{"enabled": true}}},
+		{"network-policy", "self-signed", []string{"network-policy"}, map[string]any{"networkPolicy": map[string]any{"enabled": true}}},
 	} {
-		t.Run(c.overlay, func(t *testing.T) {
-			kust, err := renderKustomization(filepath.Join(repoRoot(), "manifests", "overlays", c.overlay))
+		t.Run(c.name, func(t *testing.T) {
+			kust, err := renderOverlay(t.TempDir(), c.overlay, c.components...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,4 +167,48 @@ func diffYAML(want, got map[string]any) string {
 		}
 	}
 	return b.String()
+}
+
+// TestServerDryRun: the API server accepts every object of the chart with
+// each of chartValues, and of the self-signed overlay with the
+// network-policy component (server-side apply, dry run), with
+// cert-manager's and the Prometheus Operator's CRDs installed, so that
+// their objects are checked against the real schemas.
+func TestServerDryRun(t *testing.T) {
+	cp := framework.NewCluster(t, framework.Options{})
+	cp.InstallCertManagerCRDs(t)
+	installPromOperatorCRDs(t, cp)
+	if out, errOut, err := cp.Kubectl(t, "create", "namespace", "routeshift"); err != nil {
+		t.Fatalf("%v\n%s%s", err, out, errOut)
+	}
+	renders := map[string]func() ([]*unstructured.Unstructured, error){
+		"kustomize/self-signed+network-policy": func() ([]*unstructured.Unstructured, error) {
+			return renderOverlay(t.TempDir(), "self-signed", "network-policy")
+		},
+	}
+	for name, values := range chartValues {
+		renders["helm/"+name] = func() ([]*unstructured.Unstructured, error) {
+			return renderChart(chartDir(), "routeshift", "routeshift", values)
+		}
+	}
+	for name, render := range renders {
+		t.Run(name, func(t *testing.T) {
+			objs, err := render()
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := encodeObjects(objs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(t.TempDir(), "install.yaml")
+			if err := os.WriteFile(file, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if out, errOut, err := cp.Kubectl(t, "apply", "--dry-run=server", "--server-side", "--force-conflicts",
+				"--field-manager=routeshift-dry-run", "-f", file); err != nil {
+				t.Errorf("server-side dry run: %v\n%s\n%s", err, out, errOut)
+			}
+		})
+	}
 }

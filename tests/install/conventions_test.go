@@ -28,7 +28,8 @@ func version(t *testing.T) string {
 }
 
 // renderedVariants renders every way of installing, without a cluster:
-// each overlay, and the chart with each of chartValues.
+// each overlay, the self-signed one with the network-policy component, and
+// the chart with each of chartValues.
 func renderedVariants(t *testing.T) map[string][]*unstructured.Unstructured {
 	out := map[string][]*unstructured.Unstructured{}
 	for _, overlay := range []string{"self-signed", "cert-manager", "host-network"} {
@@ -38,6 +39,11 @@ func renderedVariants(t *testing.T) map[string][]*unstructured.Unstructured {
 		}
 		out["kustomize/"+overlay] = objs
 	}
+	objs, err := renderOverlay(t.TempDir(), "self-signed", "network-policy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["kustomize/self-signed+network-policy"] = objs
 	for name, values := range chartValues {
 		objs, err := renderChart(chartDir(), "routeshift", "routeshift", values)
 		if err != nil {

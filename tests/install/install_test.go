@@ -55,7 +55,7 @@ func TestInstall(t *testing.T) {
 		kustomizeVariant("host-network"),
 		chartVariant("default", chartValues["default"]),
 		chartVariant("cert-manager", chartValues["cert-manager"]),
-		chartVariant("host-network", chartValues["host-network"]),
+		chartVariant("host-network+extras", chartValues["host-network+extras"]),
 	}
 	for _, v := range variants {
 		t.Run(v.Name, func(t *testing.T) {
@@ -67,6 +67,7 @@ func TestInstall(t *testing.T) {
 			}
 			t.Run("admission", inst.checkAdmission)
 			t.Run("ingress-and-traffic", inst.checkIngressAndTraffic)
+			t.Run("metrics", inst.checkMetrics)
 		})
 	}
 }
@@ -106,6 +107,9 @@ func installVariant(t *testing.T, v variant) *installation {
 	inst := &installation{cp: cp, objs: objs, pods: map[string]*runningPod{}, certManager: usesCertManager(objs)}
 	if inst.certManager {
 		framework.StartCertManager(t, cp, framework.CertManagerOptions{})
+	}
+	if usesPromOperator(objs) {
+		installPromOperatorCRDs(t, cp)
 	}
 	inst.apply(t)
 	img, binary := imageAndBinary(t)

@@ -34,6 +34,40 @@ func renderKustomization(dir string) ([]*unstructured.Unstructured, error) {
 	return decodeObjects(out)
 }
 
+// renderOverlay builds manifests/overlays/OVERLAY with the components of
+// manifests/components named, as a user's kustomization in dir that
+// lists them does.
+func renderOverlay(dir, overlay string, components ...string) ([]*unstructured.Unstructured, error) {
+	manifests := filepath.Join(repoRoot(), "manifests")
+	if len(components) == 0 {
+		return renderKustomization(filepath.Join(manifests, "overlays", overlay))
+	}
+	// kustomize takes relative paths only.
+	rel := func(path string) (string, error) { return filepath.Rel(dir, filepath.Join(manifests, path)) }
+	base, err := rel(filepath.Join("overlays", overlay))
+	if err != nil {
+		return nil, err
+	}
+	k := map[string]any{"resources": []string{base}}
+	var comps []string
+	for _, c := range components {
+		path, err := rel(filepath.Join("components", c))
+		if err != nil {
+			return nil, err
+		}
+		comps = append(comps, path)
+	}
+	k["components"] = comps
+	data, err := yaml.Marshal(k)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), data, 0o600); err != nil {
+		return nil, err
+	}
+	return renderKustomization(dir)
+}
+
 // renderChart renders the chart in dir with values, as `helm template
 // RELEASE dir --namespace NAMESPACE --include-crds` does.
 func renderChart(dir, release, namespace string, values map[string]any) ([]*unstructured.Unstructured, error) {

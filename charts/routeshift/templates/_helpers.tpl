@@ -61,3 +61,16 @@ in manifests/rbac/router.yaml. */}}
 {{- define "routeshift.routerServiceAccount" -}}
 {{- if eq .Release.Name "routeshift" }}router{{ else }}{{ .Release.Name }}-router{{ end }}
 {{- end }}
+
+{{/* One ingress rule of a NetworkPolicy: the named container ports, from
+the peers listed (from anywhere when there are none). */}}
+{{- define "routeshift.networkPolicyRule" -}}
+- ports:
+  {{- range .ports }}
+  - {port: {{ . }}, protocol: TCP}
+  {{- end }}
+  {{- with .from }}
+  from:
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
