@@ -194,15 +194,7 @@ summary: 1 ingress read (0 of another class, ignored); 1 route emitted; 0 rules 
 // stderr and Routes on stdout that validate accepts; each Route is what the
 // mapping says.
 func TestTranslateShopIngresses(t *testing.T) {
-	p, err := fixtures.Certificates()
-	if err != nil {
-		t.Fatal(err)
-	}
-	input, err := fixtures.ShopIngresses(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := writeFile(t, "shop-ingresses.yaml", input)
+	file := writeFile(t, "shop-ingresses.yaml", fixtures.ShopIngresses)
 	stdout, stderr, code := run(t, "", "translate", "-f", file)
 	wantErr := `warning: ingress shop/storefront: Backend service "cart" not found at index 0, path index 4
 warning: ingress shop/storefront: annotation nginx.ingress.kubernetes.io/proxy-body-size has no effect on Routes: no equivalent: the router does not limit request bodies
