@@ -36,6 +36,9 @@ const (
 	placeholderPort    = 1
 )
 
+// unavailableRefused is the Unavailable reason of a route HAProxy refused.
+const unavailableRefused = "HAProxy refused this route's configuration"
+
 // maxInlineAllowList is the longest IP allowlist written on the acl line;
 // longer lists go to a file (HAProxy allows 64 words per line).
 const maxInlineAllowList = 60
@@ -91,6 +94,9 @@ type backendInput struct {
 	prev []slotGroup
 	// defaultCA is DEFAULT_DESTINATION_CA_PATH when that file exists.
 	defaultCA string
+	// refused is why HAProxy refused the route (Renderer.Refuse), or
+	// empty.
+	refused string
 }
 
 // backendOutput is a route's backend model and the files it needs.
@@ -106,6 +112,14 @@ type backendOutput struct {
 func buildBackend(def *backendDefaults, in backendInput) backendOutput {
 	rt := in.route
 	tcp := rt.Termination() == routecore.TLSTerminationPassthrough
+	if in.refused != "" {
+		// Fail closed, as below, and with nothing of what HAProxy refused.
+		d := &BackendData{Name: backendName(rt), Route: rt.Key(), Defaults: httpRouteDefault, Unavailable: unavailableRefused}
+		if tcp {
+			d.Defaults = tcpRouteDefault
+		}
+		return backendOutput{data: d}
+	}
 	weights, active := serviceWeights(rt, in.services, tcp)
 	out := backendOutput{data: backendSettings(def, rt, active, tcp)}
 	d := out.data

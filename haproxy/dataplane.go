@@ -2,6 +2,7 @@ package haproxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -17,7 +18,10 @@ import (
 
 // DataPlane serves a router's snapshots with HAProxy: it renders each
 // snapshot and hands the output to the HAProxy process (runtime.Process).
-// It is the router's Consumer. When applying a snapshot fails, the latest
+// It is the router's Consumer. Routes HAProxy refuses are found (see
+// isolator) and served closed, and every route it cannot serve is reported
+// to the router (Feedback), so that no route keeps the others from
+// loading. When applying a snapshot fails, the latest
 // one is applied again after the process's back-off; files the
 // configuration depends on beyond the snapshots (DEFAULT_CERTIFICATE_DIR,
 // DEFAULT_DESTINATION_CA_PATH) are checked every 10 seconds.
@@ -31,7 +35,17 @@ type DataPlane struct {
 	ticks <-chan time.Time
 	// last is the latest snapshot, applied again after a failure.
 	last *router.Snapshot
+	// isolator finds the routes HAProxy refuses.
+	isolator *isolator
+	// fb hears of the routes the data plane cannot serve.
+	fb router.Feedback
 }
+
+// maxProbed is the most changed routes checked on their own before they
+// join the configuration (see isolator); more (a first configuration, a
+// large batch) join it unchecked, and are isolated only if HAProxy refuses
+// the whole.
+const maxProbed = 1000
 
 // DataPlaneOptions are what a DataPlane needs besides its configuration.
 type DataPlaneOptions struct {
@@ -53,7 +67,12 @@ func NewDataPlane(cfg dataplane.Config, opts DataPlaneOptions) (*DataPlane, erro
 	}
 	process := runtime.New(runtime.Config{WorkingDir: renderer.cfg.WorkingDir, MasterSocket: masterSocket, Dirs: workingDirs,
 		ReloadInterval: cfg.ReloadInterval, HAProxy: opts.HAProxy, Log: opts.Log, Now: opts.Now}, opts.Metrics)
-	return &DataPlane{cfg: renderer.cfg, renderer: renderer, process: process, filePoll: 10 * time.Second}, nil
+	haproxy := opts.HAProxy
+	if haproxy == "" {
+		haproxy = "haproxy"
+	}
+	return &DataPlane{cfg: renderer.cfg, renderer: renderer, process: process, filePoll: 10 * time.Second,
+		isolator: newIsolator(renderer.cfg, haproxy, renderer.defaultCert.pem, renderer.refusalOf)}, nil
 }
 
 // Ready reports whether HAProxy serves a complete configuration.
@@ -65,6 +84,7 @@ func (d *DataPlane) Stats(ctx context.Context) (string, error) { return d.proces
 // Serve serves the snapshots of sub until ctx ends, then stops HAProxy
 // gracefully. Routes it cannot serve are reported to fb.
 func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription, fb router.Feedback) error {
+	d.fb = fb
 	if err := d.process.Prepare(); err != nil {
 		return err
 	}
@@ -85,7 +105,9 @@ func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription, fb rout
 			}
 			l.apply(snap, "applying the configuration")
 		case <-l.ticks:
-			if err := d.process.Tick(ctx); err != nil {
+			err := d.process.Tick(ctx)
+			d.noteLoaded()
+			if err != nil && !l.isolate(err) {
 				l.failed(err, "loading the configuration")
 			}
 		case <-l.retry.C:
@@ -144,13 +166,43 @@ func (l *loop) stop() {
 func (l *loop) apply(snap router.Snapshot, what string) {
 	before := l.d.process.State().Failures
 	if err := l.d.apply(l.ctx, snap); err != nil {
-		l.failed(err, what)
+		if !l.isolate(err) {
+			l.failed(err, what)
+		}
 		return
 	}
 	if before > 0 {
 		l.log.Info("the configuration applies again", "after", before)
 	}
 	l.retry.Stop()
+}
+
+// isolate handles HAProxy refusing the whole configuration: when routes
+// it has not loaded yet are to blame, they are refused and the latest
+// snapshot is applied again at once, without them. It reports whether it
+// did so.
+func (l *loop) isolate(err error) bool {
+	var refused *runtime.RefusedError
+	if !errors.As(err, &refused) || l.d.last == nil {
+		return false
+	}
+	found, ferr := l.d.blame(refused)
+	if ferr != nil {
+		l.log.Error(ferr, "finding the routes HAProxy refuses")
+	}
+	if len(found) == 0 {
+		return false
+	}
+	for _, rf := range found {
+		if _, stub := l.d.renderer.refusalOf(rf.route); stub {
+			l.d.renderer.Omit(rf.route, rf.message)
+		} else {
+			l.d.renderer.Refuse(rf.route, rf.message)
+		}
+	}
+	l.log.Info("HAProxy refuses the configuration of routes it has not loaded yet; loading the others without them", "routes", len(found))
+	l.apply(*l.d.last, "applying the configuration without the routes HAProxy refuses")
+	return true
 }
 
 // failed logs a failure and sets the retry off after the process's
@@ -190,13 +242,80 @@ func forward(ctx context.Context, sub *router.Subscription) <-chan router.Snapsh
 	return out
 }
 
-// apply renders a snapshot and hands the output to the process.
+// apply renders a snapshot and hands the output to the process. Routes
+// whose value changed are checked with HAProxy first (probe), unless they
+// are many: those it refuses are rendered closed.
 func (d *DataPlane) apply(ctx context.Context, snap router.Snapshot) error {
 	d.last = &snap
+	d.probe(ctx, snap)
 	out, err := d.renderer.Render(snap)
 	if err != nil {
 		d.process.RenderFailed()
 		return fmt.Errorf("rendering (the running configuration keeps serving): %w", err)
 	}
-	return d.process.Apply(ctx, out, snap.Synced)
+	d.report(ctx)
+	err = d.process.Apply(ctx, out, snap.Synced)
+	d.noteLoaded()
+	return err
+}
+
+// probe checks the routes of snap the renderer has not rendered yet with
+// HAProxy, on their own, and has the renderer refuse those HAProxy
+// refuses. The first configuration is checked whole instead.
+func (d *DataPlane) probe(ctx context.Context, snap router.Snapshot) {
+	if !d.renderer.rendered {
+		return
+	}
+	suspects := d.renderer.Unrendered(snap)
+	if len(suspects) == 0 || len(suspects) > maxProbed {
+		return
+	}
+	found, err := d.isolator.find(suspects, snap.Services)
+	if err != nil {
+		logf.FromContext(ctx).WithName("haproxy").Error(err, "checking changed routes with HAProxy; the whole configuration is checked instead")
+	}
+	for _, rf := range found {
+		d.renderer.Refuse(rf.route, rf.message)
+	}
+}
+
+// blame returns the routes to refuse for a configuration HAProxy refused:
+// among the routes rendered since HAProxy last loaded a configuration (and
+// still in it), those its words name, else those it refuses on their own
+// (probes).
+func (d *DataPlane) blame(refused *runtime.RefusedError) ([]refusal, error) {
+	var fresh []*router.Route
+	for _, rt := range d.renderer.Fresh() {
+		if rf, ok := d.renderer.refusalOf(rt); !ok || !rf.omit {
+			fresh = append(fresh, rt)
+		}
+	}
+	named := d.renderer.named(refused.Alerts())
+	var found []refusal
+	for _, rt := range fresh {
+		if lines, ok := named[rt.Key()]; ok {
+			found = append(found, refusal{route: rt, message: refusalMessage(lines, d.cfg.WorkingDir)})
+		}
+	}
+	if len(found) > 0 || len(fresh) == 0 {
+		return found, nil
+	}
+	return d.isolator.find(fresh, d.last.Services)
+}
+
+// report tells the router about the routes rendered unservable.
+func (d *DataPlane) report(ctx context.Context) {
+	for _, u := range d.renderer.Unservable() {
+		logf.FromContext(ctx).WithName("haproxy").Info("not serving a route", "route", u.Route.Key(), "reason", u.Message)
+		if d.fb != nil {
+			d.fb.NotServable(u.Route, u.Message)
+		}
+	}
+}
+
+// noteLoaded tells the renderer when HAProxy runs its latest rendering.
+func (d *DataPlane) noteLoaded() {
+	if s := d.process.State(); s.Disk == runtime.DiskLoaded && s.Failures == 0 {
+		d.renderer.Loaded()
+	}
 }

@@ -8,8 +8,12 @@
 // from a route (quote.go); the view model the templates print
 // (viewmodel.go) and the templates themselves (templates/*.tmpl,
 // embedded); the decision between the runtime API and a reload, with its
-// reasons (reload.go); and DataPlane, the router's Consumer, which hands
-// each rendering to the HAProxy process (haproxy/runtime/).
+// reasons (reload.go); fault isolation (isolate.go), which finds the
+// routes HAProxy refuses by checking changed routes on their own, so that
+// they are served closed and reported instead of keeping every other
+// route from loading; and DataPlane, the router's Consumer, which hands
+// each rendering to the HAProxy process (haproxy/runtime/) and reports
+// the routes it cannot serve to the router.
 //
 // It imports the router's snapshot types; the router must not import it.
 // Its settings are haproxy/dataplane's; the settings table

@@ -32,6 +32,19 @@ type Renderer struct {
 	tmpl        *template.Template
 	defaultCert *defaultCertificate
 
+	// refused are the routes HAProxy refused (Refuse), by key.
+	refused map[string]refusal
+	// redo are keys of routes to render again at the next Render,
+	// although neither they nor their services changed.
+	redo map[string]bool
+	// unservable are the routes rendered unservable since the last call
+	// of Unservable.
+	unservable []Unservable
+	// fresh are the routes whose value has been rendered since the last
+	// call of Loaded: those a configuration HAProxy refuses may be
+	// refused for.
+	fresh map[string]*router.Route
+
 	// State of the last successful Render.
 	rendered  bool
 	version   uint64
@@ -52,6 +65,25 @@ type routeRender struct {
 	fragment []byte
 	entries  []mapEntry
 	files    map[string]runtime.File
+	// unservable says why nothing of the route is served (for its
+	// status); empty when it is served.
+	unservable string
+}
+
+// refusal is a route HAProxy refused: the value refused and why, in
+// HAProxy's words. omit leaves the route out of the configuration: HAProxy
+// refused even its closed rendering (a TEMPLATE_FILE may print anything).
+type refusal struct {
+	route   *router.Route
+	message string
+	omit    bool
+}
+
+// Unservable is a route the data plane cannot serve and why, for its
+// status.
+type Unservable struct {
+	Route   *router.Route
+	Message string
 }
 
 // backendShard is one conf/backends file: its routes' fragments in route
@@ -69,7 +101,7 @@ func NewRenderer(cfg dataplane.Config) (*Renderer, error) {
 		return nil, err
 	}
 	r := &Renderer{cfg: cfg, backend: newBackendDefaults(cfg), routes: map[string]*routeRender{}, byService: map[string]map[string]bool{},
-		files: map[string]runtime.File{}}
+		files: map[string]runtime.File{}, refused: map[string]refusal{}, redo: map[string]bool{}, fresh: map[string]*router.Route{}}
 	if r.tmpl, err = loadTemplates(cfg.TemplateFile); err != nil {
 		return nil, err
 	}
@@ -156,7 +188,79 @@ func (r *Renderer) Render(snap router.Snapshot) (*runtime.Output, error) {
 	}
 	reasons, servers := r.apply(updates, removed, next)
 	r.rendered, r.version, r.defaultCA = true, snap.Version, defaultCA
+	clear(r.redo)
 	return r.output(next, reasons, servers), nil
+}
+
+// Refuse makes the renderer render route, the value a snapshot holds, as
+// refused by HAProxy from the next Render on, until the snapshots hold
+// another value for it: a backend without servers that keeps the route's
+// host and paths (HAProxy answers them with 503, or closes passthrough
+// connections), so that no other route serves them, and nothing else of
+// the route (no certificate, CA or allowlist file). message, HAProxy's
+// words, is what Unservable reports.
+func (r *Renderer) Refuse(route *router.Route, message string) {
+	r.setRefusal(refusal{route: route, message: message})
+}
+
+// Omit leaves route, the value a snapshot holds, out of the configuration
+// from the next Render on, until the snapshots hold another value for it:
+// for a route whose closed rendering HAProxy refuses too (a TEMPLATE_FILE
+// may print anything).
+func (r *Renderer) Omit(route *router.Route, message string) {
+	r.setRefusal(refusal{route: route, message: message, omit: true})
+}
+
+// refusalOf is the refusal of route, when the renderer refuses that very
+// value.
+func (r *Renderer) refusalOf(route *router.Route) (refusal, bool) {
+	rf, ok := r.refused[route.Key()]
+	return rf, ok && rf.route == route
+}
+
+func (r *Renderer) setRefusal(rf refusal) {
+	k := rf.route.Key()
+	if r.refused[k] != rf {
+		r.refused[k] = rf
+		r.redo[k] = true
+	}
+}
+
+// Unservable returns the routes rendered unservable since its last call:
+// refused ones, those that cannot be served safely (Unavailable) and those
+// no request can reach. A route is returned again only when its value or
+// the reason changes.
+func (r *Renderer) Unservable() []Unservable {
+	out := r.unservable
+	r.unservable = nil
+	return out
+}
+
+// Fresh returns the routes whose value has been rendered since the last
+// call of Loaded, sorted by key: what a configuration HAProxy refuses may
+// be refused for.
+func (r *Renderer) Fresh() []*router.Route {
+	out := slices.Collect(maps.Values(r.fresh))
+	slices.SortFunc(out, func(a, b *router.Route) int { return strings.Compare(a.Key(), b.Key()) })
+	return out
+}
+
+// Loaded records that HAProxy loaded the latest rendering.
+func (r *Renderer) Loaded() { clear(r.fresh) }
+
+// Unrendered returns the routes of snap whose value the renderer has not
+// rendered yet, sorted by key: what the next Render of snap would render
+// anew.
+func (r *Renderer) Unrendered(snap router.Snapshot) []*router.Route {
+	var out []*router.Route
+	for k := range r.dirtyRoutes(snap, snap.Version != r.version+1) {
+		rt, ok := snap.Routes.Get(k)
+		if prev := r.routes[k]; ok && (prev == nil || prev.route != rt) {
+			out = append(out, rt)
+		}
+	}
+	slices.SortFunc(out, func(a, b *router.Route) int { return strings.Compare(a.Key(), b.Key()) })
+	return out
 }
 
 // destinationCA is the content of DEFAULT_DESTINATION_CA_PATH, or nil when
@@ -249,6 +353,9 @@ func (r *Renderer) dirtyRoutes(snap router.Snapshot, full bool) map[string]bool 
 	for k := range snap.Changed.Routes {
 		dirty[k] = true
 	}
+	for k := range r.redo {
+		dirty[k] = true
+	}
 	for svc := range snap.Changed.Services {
 		for k := range r.byService[svc] {
 			dirty[k] = true
@@ -266,6 +373,11 @@ func (r *Renderer) renderRoutes(snap router.Snapshot, dirty map[string]bool, def
 	for k := range dirty {
 		rt, ok := snap.Routes.Get(k)
 		prev := r.routes[k]
+		if rf, refused := r.refused[k]; refused && (!ok || rf.route != rt) {
+			delete(r.refused, k) // the route changed: it is tried again
+		} else if refused && rf.omit {
+			ok = false
+		}
 		if !ok {
 			if prev != nil {
 				removed = append(removed, k)
@@ -276,8 +388,11 @@ func (r *Renderer) renderRoutes(snap router.Snapshot, dirty map[string]bool, def
 		for i, b := range rt.Backends {
 			in.services[i], _ = snap.Services.Get(b.Service.Namespace + "/" + b.Service.Name)
 		}
+		if rf, refused := r.refused[k]; refused {
+			in.refused = rf.message
+		}
 		if prev != nil {
-			if !force && prev.route == rt && slices.Equal(prev.services, in.services) {
+			if !force && !r.redo[k] && prev.route == rt && slices.Equal(prev.services, in.services) {
 				continue
 			}
 			in.prev = prev.groups
@@ -331,8 +446,17 @@ func (r *Renderer) renderRoute(in backendInput, buf *bytes.Buffer) (*routeRender
 			certFile += " [alpn h2,http/1.1]"
 		}
 	}
-	return &routeRender{route: in.route, services: in.services, backend: b.data, groups: b.groups,
-		fragment: bytes.Clone(buf.Bytes()), entries: routeEntries(in.route, certFile), files: b.files}, nil
+	rr := &routeRender{route: in.route, services: in.services, backend: b.data, groups: b.groups,
+		fragment: bytes.Clone(buf.Bytes()), entries: routeEntries(in.route, certFile), files: b.files}
+	switch {
+	case in.refused != "":
+		rr.unservable = in.refused
+	case b.data.Unavailable != "":
+		rr.unservable = "the router does not serve this route: " + b.data.Unavailable
+	case len(rr.entries) == 0:
+		rr.unservable = "no request can reach this route: the router has no lookup key for its host and path"
+	}
+	return rr, nil
 }
 
 // apply makes the rendered routes current, writing the files into next,
@@ -347,12 +471,22 @@ func (r *Renderer) apply(updates map[string]*routeRender, removed []string, next
 			backends = append(backends, runtime.Reason{Kind: ReasonBackendRemoved, Subject: "backend " + r.routes[k].backend.Name})
 		}
 		r.retire(k, next)
+		delete(r.fresh, k)
+		if rf, ok := r.refused[k]; ok && rf.omit {
+			r.unservable = append(r.unservable, Unservable{Route: rf.route, Message: rf.message})
+		}
 	}
 	for k, rr := range updates {
 		prev := r.routes[k]
 		if !first {
 			why, ups := r.change(prev, rr)
 			backends, servers = append(backends, why...), append(servers, ups...)
+		}
+		if prev == nil || prev.route != rr.route {
+			r.fresh[k] = rr.route
+		}
+		if rr.unservable != "" && (prev == nil || prev.route != rr.route || prev.unservable != rr.unservable) {
+			r.unservable = append(r.unservable, Unservable{Route: rr.route, Message: rr.unservable})
 		}
 		if prev != nil {
 			r.retire(k, next)

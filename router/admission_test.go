@@ -387,6 +387,20 @@ func TestDefensiveChecks(t *testing.T) {
 			`ns/r rejected RouteNotAdmitted: spec.path: Invalid value: "/x": passthrough termination does not support paths`},
 		{"a bad annotation value is ignored", AdmissionConfig{}, rt("ns", "r", "h.example.com", 1,
 			func(r *routecore.Route) { r.Annotations = map[string]string{routecore.AnnTimeout: "5 minutes"} }), "ns/r admitted"},
+		{"a path over routecore's limit (HAProxy would refuse its rewrite)", AdmissionConfig{}, rt("ns", "r", "h.example.com", 1,
+			withPath("/"+strings.Repeat("a.", 16400)), func(r *routecore.Route) {
+				r.Annotations = map[string]string{routecore.AnnRewriteTarget: "/"}
+			}), "ns/r rejected RouteNotAdmitted: spec.path: Too long: may not be more than 2048 bytes"},
+		{"more header actions than routecore's limit", AdmissionConfig{}, rt("ns", "r", "h.example.com", 1, func(r *routecore.Route) {
+			r.Spec.HTTPHeaders = &routecore.RouteHTTPHeaders{}
+			for i := range routecore.MaxHeaderActions + 1 {
+				r.Spec.HTTPHeaders.Actions.Request = append(r.Spec.HTTPHeaders.Actions.Request, routecore.RouteHTTPHeader{
+					Name: fmt.Sprintf("X-%d", i), Action: routecore.RouteHTTPHeaderActionUnion{Type: routecore.Delete}})
+			}
+		}), "ns/r rejected RouteNotAdmitted: spec.httpHeaders.actions.request: Invalid value: 21: request headers list can't exceed 20 items"},
+		{"an over-long rewrite target is ignored", AdmissionConfig{}, rt("ns", "r", "h.example.com", 1, withPath("/a"), func(r *routecore.Route) {
+			r.Annotations = map[string]string{routecore.AnnRewriteTarget: "/" + strings.Repeat("t", routecore.MaxRewriteTargetLength)}
+		}), "ns/r admitted"},
 		{"spec.subdomain with ROUTER_DOMAIN", AdmissionConfig{RouterDomain: "apps.example.com"},
 			rt("ns", "r", "", 1, func(r *routecore.Route) { r.Spec.Subdomain = "shop" }), "ns/r admitted"},
 		{"ROUTER_SUBDOMAIN names hostless routes", AdmissionConfig{HostnameTemplate: "${name}-${namespace}.apps.example.com"},

@@ -3,7 +3,8 @@
 // server changes through the master CLI and HAProxy's runtime API, reloads
 // hitlessly at most once per RELOAD_INTERVAL after the first change, keeps
 // the last good configuration when HAProxy refuses one, backs off between
-// attempts, and restarts HAProxy when it dies.
+// attempts, and restarts HAProxy when it dies. Check runs haproxy -c on any
+// configuration and returns HAProxy's words when it refuses it.
 //
 // It receives rendered output (Output: files, what changed, the reasons a
 // reload is needed, server updates) and never sees snapshots or the

@@ -29,19 +29,8 @@ func (p *Process) args() []string {
 	return args
 }
 
-// check runs haproxy -c on the files as written (without -q, which would
-// hide why HAProxy refuses a configuration).
-func (p *Process) check() error {
-	args := []string{"-c"}
-	for _, f := range p.configArgs {
-		args = append(args, "-f", p.path(f))
-	}
-	out, err := exec.Command(p.cfg.HAProxy, args...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
+// check runs haproxy -c on the files as written.
+func (p *Process) check() error { return Check(p.cfg.HAProxy, p.cfg.WorkingDir, p.configArgs) }
 
 func (p *Process) startHAProxy(ctx context.Context) error {
 	cmd := exec.Command(p.cfg.HAProxy, p.args()...)
