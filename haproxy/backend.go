@@ -418,56 +418,106 @@ func assignSlots(def *backendDefaults, rt *router.Route, in backendInput, weight
 				break
 			}
 		}
-		eps := in.services[i].Select(rt.TargetPort)
-		size := max(minSlots, len(prev), len(eps))
-		slots := make([]ServerData, size)
-		filled := make([]bool, size)
-		where := make(map[netip.AddrPort]int, len(prev))
-		for j, s := range prev {
-			if s.Enabled {
-				if a, err := netip.ParseAddr(s.Address); err == nil {
-					where[netip.AddrPortFrom(a, uint16(s.Port))] = j
-				}
-			}
-		}
-		// Endpoints are printed in canonical form; addresses that do not
-		// parse, or have a zone, are never printed.
-		var rest []netip.AddrPort
-		for _, e := range eps {
-			a, err := netip.ParseAddr(e.IP)
-			if err != nil || a.Zone() != "" || e.Port <= 0 || e.Port > 65535 {
-				continue
-			}
-			ap := netip.AddrPortFrom(a, uint16(e.Port))
-			if j, ok := where[ap]; ok && !filled[j] {
-				slots[j], filled[j] = newServer(a.String(), e.Port, weights[i], true), true
-			} else {
-				rest = append(rest, ap)
-			}
-		}
-		if def.shuffle {
-			rand.Shuffle(len(rest), func(a, b int) { rest[a], rest[b] = rest[b], rest[a] })
-		}
-		next := 0
-		for _, ap := range rest {
-			for filled[next] {
-				next++
-			}
-			slots[next], filled[next] = newServer(ap.Addr().String(), int32(ap.Port()), weights[i], true), true
-		}
+		slots := placeEndpoints(prev, in.services[i].Select(rt.TargetPort), weights[i], def.shuffle, rt.Termination())
 		var host string
 		if verifyHost {
 			host, _ = quote(b.Service.Name + "." + b.Service.Namespace + ".svc")
 		}
 		for j := range slots {
-			if !filled[j] {
-				slots[j] = newServer(placeholderAddress, placeholderPort, 1, false)
-			}
 			slots[j].VerifyHost, slots[j].Service = host, printable
 		}
 		groups = append(groups, slotGroup{service: svc, slots: slots})
 	}
 	return groups
+}
+
+// placeEndpoints puts one service's endpoints into its slots: those that
+// held them in prev keep their places, the others take free slots from the
+// lowest (in random order with shuffle). Slots left free are disabled, and
+// keep the protocol of the service's endpoints (or the one they had), so
+// that a service scaling to zero and back needs no reload.
+func placeEndpoints(prev []ServerData, eps []router.Endpoint, weight int32, shuffle bool, term routecore.TLSTerminationType) []ServerData {
+	size := max(minSlots, len(prev), len(eps))
+	slots := make([]ServerData, size)
+	filled := make([]bool, size)
+	where := make(map[netip.AddrPort]int, len(prev))
+	for j, s := range prev {
+		if a, err := netip.ParseAddr(s.Address); err == nil && s.Enabled {
+			where[netip.AddrPortFrom(a, uint16(s.Port))] = j
+		}
+	}
+	// Endpoints are printed in canonical form; addresses that do not
+	// parse, or have a zone, are never printed.
+	var rest []ServerData
+	groupProto, groupALPN, known := "", "", false
+	for _, e := range eps {
+		a, err := netip.ParseAddr(e.IP)
+		if err != nil || a.Zone() != "" || e.Port <= 0 || e.Port > 65535 {
+			continue
+		}
+		s := newServer(a.String(), e.Port, weight, true)
+		s.Proto, s.ALPN = endpointProtocol(term, e.AppProtocol)
+		if !known {
+			groupProto, groupALPN, known = s.Proto, s.ALPN, true
+		}
+		if j, ok := where[netip.AddrPortFrom(a, uint16(e.Port))]; ok && !filled[j] {
+			slots[j], filled[j] = s, true
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	if shuffle {
+		rand.Shuffle(len(rest), func(a, b int) { rest[a], rest[b] = rest[b], rest[a] })
+	}
+	next := 0
+	for _, s := range rest {
+		for filled[next] {
+			next++
+		}
+		slots[next], filled[next] = s, true
+	}
+	for j := range slots {
+		if filled[j] {
+			continue
+		}
+		slots[j] = newServer(placeholderAddress, placeholderPort, 1, false)
+		switch {
+		case known:
+			slots[j].Proto, slots[j].ALPN = groupProto, groupALPN
+		case j < len(prev):
+			slots[j].Proto, slots[j].ALPN = prev[j].Proto, prev[j].ALPN
+		}
+	}
+	return slots
+}
+
+// Application protocols (appProtocol of a Service or EndpointSlice port)
+// that make the router speak HTTP/2 to endpoints: cleartext HTTP/2 with
+// prior knowledge (Kubernetes' standard name and OpenShift's), and HTTP/2
+// over TLS (the protocol's ALPN name).
+var (
+	cleartextHTTP2 = []string{"kubernetes.io/h2c", "h2c"}
+	tlsHTTP2       = []string{"h2"}
+)
+
+// endpointProtocol is how a route of termination term speaks to an
+// endpoint of application protocol appProtocol: proto "h2" for cleartext
+// HTTP/2 from HTTP and edge routes; alpn "h2,http/1.1" for reencrypt
+// routes, whose endpoints then choose HTTP/2 or HTTP/1.1 in the TLS
+// handshake. Everything else is HTTP/1.1 (passthrough routes do not speak
+// HTTP at all).
+func endpointProtocol(term routecore.TLSTerminationType, appProtocol string) (proto, alpn string) {
+	switch term {
+	case "", routecore.TLSTerminationEdge:
+		if slices.Contains(cleartextHTTP2, appProtocol) {
+			return "h2", ""
+		}
+	case routecore.TLSTerminationReencrypt:
+		if slices.Contains(tlsHTTP2, appProtocol) {
+			return "", "h2,http/1.1"
+		}
+	}
+	return "", ""
 }
 
 // serviceNameValid reports whether a service name may be printed into

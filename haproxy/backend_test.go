@@ -211,6 +211,23 @@ func TestRenderBackendFeatures(t *testing.T) {
 			want: []string{"server s0 [fd00::1]:8080 weight 1"}},
 		{name: "service without endpoints: one disabled slot", services: []*router.ServiceEndpoints{},
 			want: []string{"server s0 192.0.2.1:1 disabled"}, unwanted: []string{"server s1 192.0.2.1:1 disabled"}},
+
+		// HTTP/2 to endpoints, by their ports' appProtocol.
+		{name: "h2c: cleartext HTTP/2 from HTTP routes", services: withAppProtocol("kubernetes.io/h2c", two),
+			want: []string{"server s0 10.0.0.1:8080 weight 1 proto h2", "server s1 10.0.0.2:8080 weight 1 proto h2"}},
+		{name: "h2c (OpenShift's name) from edge routes", route: []func(*router.Route){edgeRedirect}, services: withAppProtocol("h2c", one),
+			want: []string{"server s0 10.0.0.1:8080 weight 1 proto h2"}},
+		{name: "h2: ALPN from reencrypt routes", route: []func(*router.Route){reencrypt}, services: withAppProtocol("h2", one),
+			want: []string{"default-server check inter 5000ms ssl verify none", "server s0 10.0.0.1:8080 weight 1 alpn h2,http/1.1"}},
+		{name: "h2c means nothing to reencrypt routes, whose endpoints speak TLS", route: []func(*router.Route){reencrypt},
+			services: withAppProtocol("kubernetes.io/h2c", one), want: []string{"server s0 10.0.0.1:8080 weight 1"},
+			unwanted: []string{"server s0 10.0.0.1:8080 weight 1 proto h2"}},
+		{name: "h2 means nothing to HTTP routes, which speak cleartext", services: withAppProtocol("h2", one),
+			want: []string{"server s0 10.0.0.1:8080 weight 1"}, unwanted: []string{"server s0 10.0.0.1:8080 weight 1 alpn h2,http/1.1"}},
+		{name: "passthrough routes do not speak HTTP", route: []func(*router.Route){passthrough}, services: withAppProtocol("kubernetes.io/h2c", one),
+			want: []string{"server s0 10.0.0.1:8080 weight 1"}},
+		{name: "other protocols: HTTP/1.1", services: withAppProtocol("kubernetes.io/ws", one),
+			want: []string{"server s0 10.0.0.1:8080 weight 1"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -229,6 +246,20 @@ func TestRenderBackendFeatures(t *testing.T) {
 			haproxyCheck(t, r, out)
 		})
 	}
+}
+
+// withAppProtocol is services with every endpoint's appProtocol set to p.
+func withAppProtocol(p string, services []*router.ServiceEndpoints) []*router.ServiceEndpoints {
+	var out []*router.ServiceEndpoints
+	for _, s := range services {
+		c := *s
+		c.Endpoints = slices.Clone(s.Endpoints)
+		for i := range c.Endpoints {
+			c.Endpoints[i].AppProtocol = p
+		}
+		out = append(out, &c)
+	}
+	return out
 }
 
 // rtPath sets the route's path.
@@ -380,5 +411,40 @@ func TestAllowListFromAnnotations(t *testing.T) {
 			r := newTestRenderer(t)
 			assertLines(t, "backend", backendText(t, mustRender(t, r, snap), "be_http:ns:r"), r.cfg.WorkingDir, tt.want, tt.unwanted)
 		})
+	}
+}
+
+// TestPlaceEndpointsProtocol: a slot speaks its endpoint's protocol; a free
+// slot keeps the protocol of the service's endpoints, or the one it had
+// when the service has none, so that a service scaling down, to zero and
+// back changes no server's options (no reload).
+func TestPlaceEndpointsProtocol(t *testing.T) {
+	h2c := func(ips ...string) []router.Endpoint {
+		return withAppProtocol("kubernetes.io/h2c", []*router.ServiceEndpoints{eps("ns", "r", ips...)})[0].Endpoints
+	}
+	show := func(slots []ServerData) string {
+		var out []string
+		for _, s := range slots {
+			out = append(out, strings.TrimSpace(fmt.Sprintf("%s %v %s", s.Endpoint, s.Enabled, s.Options())))
+		}
+		return strings.Join(out, ", ")
+	}
+	var prev []ServerData
+	steps := []struct {
+		name string
+		eps  []router.Endpoint
+		want string
+	}{
+		{"two h2c endpoints", h2c("10.0.0.1", "10.0.0.2"), "10.0.0.1:8080 true proto h2, 10.0.0.2:8080 true proto h2"},
+		{"one goes: its slot keeps h2", h2c("10.0.0.1"), "10.0.0.1:8080 true proto h2, 192.0.2.1:1 false proto h2"},
+		{"none left: the slots keep h2", nil, "192.0.2.1:1 false proto h2, 192.0.2.1:1 false proto h2"},
+		{"back: h2 again", h2c("10.0.0.3"), "10.0.0.3:8080 true proto h2, 192.0.2.1:1 false proto h2"},
+		{"appProtocol removed: HTTP/1.1 everywhere", eps("ns", "r", "10.0.0.3").Endpoints, "10.0.0.3:8080 true, 192.0.2.1:1 false"},
+	}
+	for _, step := range steps {
+		prev = placeEndpoints(prev, step.eps, 1, false, "")
+		if got := show(prev); got != step.want {
+			t.Errorf("%s: slots %s, want %s", step.name, got, step.want)
+		}
 	}
 }

@@ -20,7 +20,10 @@ const (
 	ReasonBackendSettings    = "backend settings changed"
 	ReasonServices           = "services changed"
 	ReasonServerOption       = "new server option"
-	ReasonSlotsRemoved       = "server slots removed"
+	// ReasonServerProtocol: an endpoint's port names another application
+	// protocol (appProtocol), which the runtime API cannot set.
+	ReasonServerProtocol = "server protocol (appProtocol)"
+	ReasonSlotsRemoved   = "server slots removed"
 	// ReasonSlotsAddedTemplate: servers are added at runtime only with the
 	// built-in template, whose server options the renderer knows.
 	ReasonSlotsAddedTemplate = "server slots added (TEMPLATE_FILE)"
@@ -48,7 +51,10 @@ func backendReasons(a, b *BackendData, canAdd bool) []runtime.Reason {
 	case len(b.Servers) > len(a.Servers) && !canAdd:
 		kinds = append(kinds, ReasonSlotsAddedTemplate)
 	}
-	if !sameServerOptions(a, b) {
+	switch {
+	case protocolChanged(a, b):
+		kinds = append(kinds, ReasonServerProtocol)
+	case !sameServerOptions(a, b):
 		kinds = append(kinds, ReasonServerOption)
 	}
 	if !slices.EqualFunc(a.Services, b.Services, func(x, y ServiceData) bool { return x.Namespace == y.Namespace && x.Name == y.Name }) {
@@ -65,15 +71,27 @@ func backendReasons(a, b *BackendData, canAdd bool) []runtime.Reason {
 }
 
 // sameServerOptions reports whether the slots a and b both have keep their
-// names and options (ServerData.Options, made of VerifyHost) and the
-// backends' default-server lines are the same.
+// names and options (ServerData.Options) and the backends' default-server
+// lines are the same.
 func sameServerOptions(a, b *BackendData) bool {
 	for i := range min(len(a.Servers), len(b.Servers)) {
-		if a.Servers[i].Name != b.Servers[i].Name || a.Servers[i].VerifyHost != b.Servers[i].VerifyHost {
+		if a.Servers[i].Name != b.Servers[i].Name || a.Servers[i].Options() != b.Servers[i].Options() {
 			return false
 		}
 	}
 	return reflect.DeepEqual(a.ServerDefaults, b.ServerDefaults)
+}
+
+// protocolChanged reports whether a slot both a and b have speaks another
+// protocol to its endpoint in b (its port's appProtocol changed): the
+// runtime API cannot change a server's protocol.
+func protocolChanged(a, b *BackendData) bool {
+	for i := range min(len(a.Servers), len(b.Servers)) {
+		if a.Servers[i].Proto != b.Servers[i].Proto || a.Servers[i].ALPN != b.Servers[i].ALPN {
+			return true
+		}
+	}
+	return false
 }
 
 // settingsChanged names the fields of BackendData that differ between a

@@ -57,6 +57,8 @@ func TestReloadReasons(t *testing.T) {
 		{name: "health check interval changed",
 			routes: map[string]*router.Route{"ns/r": served("ns", "r", "r.example.com", withOverrides(routecore.Overrides{HealthCheckInterval: 7 * time.Second}))},
 			want:   []runtime.Reason{{Kind: ReasonServerOption, Subject: "backend be_http:ns:r"}}},
+		{name: "appProtocol h2c added", services: map[string]*router.ServiceEndpoints{"ns/r": withAppProtocol("kubernetes.io/h2c", []*router.ServiceEndpoints{one})[0]},
+			want: []runtime.Reason{{Kind: ReasonServerProtocol, Subject: "backend be_http:ns:r"}}},
 		{name: "alternate service added",
 			routes: map[string]*router.Route{"ns/r": served("ns", "r", "r.example.com", withBackends(svcWeight("ns", "r", 100), svcWeight("ns", "b", 100)))},
 			want:   []runtime.Reason{{Kind: ReasonServices, Subject: "backend be_http:ns:r"}}},

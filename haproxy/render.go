@@ -131,7 +131,8 @@ func (r *Renderer) tryTemplates() error {
 		HSTS: "'max-age=1'", RewritePath: &RewritePathData{Regex: "'^/a(.*)$'", Replacement: "'/b\\1'"}, RequestHeaders: []HeaderAction{{Verb: "set-header", Name: "'a'", Value: "'b'"}},
 		ResponseHeaders: []HeaderAction{{Verb: "del-header", Name: "'a'"}},
 		ServerDefaults:  &ServerDefaults{CheckInterval: "1ms", MaxConn: 1, SSL: &ServerSSL{Verify: "required", CAFile: "/ca.pem"}},
-		Servers:         []ServerData{{Name: "s0", Service: "ns/svc", Endpoint: "10.0.0.1:80", Address: "10.0.0.1", Port: 80, Weight: 1, Enabled: true, VerifyHost: "'svc.ns.svc'"}}}
+		Servers: []ServerData{{Name: "s0", Service: "ns/svc", Endpoint: "10.0.0.1:80", Address: "10.0.0.1", Port: 80, Weight: 1, Enabled: true,
+			VerifyHost: "'svc.ns.svc'", Proto: "h2", ALPN: "h2,http/1.1"}}}
 	return r.tmpl.ExecuteTemplate(&bytes.Buffer{}, backendTemplate, sample)
 }
 

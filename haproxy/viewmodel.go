@@ -371,6 +371,14 @@ type ServerData struct {
 	// VerifyHost is the quoted host name the endpoint's certificate must
 	// carry, or empty.
 	VerifyHost string
+	// Proto is "h2" when the endpoint speaks cleartext HTTP/2 (an HTTP or
+	// edge route to a port with appProtocol h2c or kubernetes.io/h2c),
+	// else empty: HTTP/1.1.
+	Proto string
+	// ALPN is "h2,http/1.1" when the TLS connection to the endpoint offers
+	// HTTP/2 (a reencrypt route to a port with appProtocol h2), else
+	// empty: HTTP/1.1 over TLS without ALPN.
+	ALPN string
 }
 
 // Options are the words of the backend's default-server line: what every
@@ -396,10 +404,17 @@ func (d *ServerDefaults) Options() string {
 // Options are the words of the slot's server line beyond its name,
 // address, weight and state.
 func (s ServerData) Options() string {
-	if s.VerifyHost == "" {
-		return ""
+	var opts []string
+	if s.VerifyHost != "" {
+		opts = append(opts, "verifyhost", s.VerifyHost)
 	}
-	return "verifyhost " + s.VerifyHost
+	if s.Proto != "" {
+		opts = append(opts, "proto", s.Proto)
+	}
+	if s.ALPN != "" {
+		opts = append(opts, "alpn", s.ALPN)
+	}
+	return strings.Join(opts, " ")
 }
 
 // serverOptions are the options a slot gets from the default-server line

@@ -251,7 +251,7 @@ var Table = []Setting{
 	},
 	{
 		Env: "ROUTER_DISABLE_HTTP2", Flag: "disable-http2", Default: "true", Example: "false",
-		Help:  "false lets TLS clients of edge and reencrypt routes with their own certificate use HTTP/2 (ALPN h2); endpoints are still spoken to in HTTP/1.1, and connections with the default certificate stay HTTP/1.1, since browsers would reuse them for other hosts",
+		Help:  "false lets TLS clients of edge and reencrypt routes with their own certificate use HTTP/2 (ALPN h2); connections with the default certificate stay HTTP/1.1, since browsers would reuse them for other hosts. Endpoints are spoken to in HTTP/2 when their port's appProtocol says so (h2c, kubernetes.io/h2c; h2 for reencrypt), whatever this setting",
 		Parse: boolean(func(c *Config) *bool { return &c.DataPlane.DisableHTTP2 }),
 	},
 	{

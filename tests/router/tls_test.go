@@ -19,7 +19,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/routeshift/routeshift/certs"
-	"github.com/routeshift/routeshift/internal/hostaddr"
 	"github.com/routeshift/routeshift/internal/wstest"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/tests/framework"
@@ -33,14 +32,7 @@ const testLabel = "routeshift.test/router"
 // loopback endpoints) with handler h, serving TLS with kp when not nil.
 func tlsBackend(t *testing.T, h http.HandlerFunc, kp *certs.KeyPair) (ip string, port int32) {
 	t.Helper()
-	ip, err := hostaddr.IPv4()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, ip, port := hostListener(t)
 	if kp != nil {
 		pair, err := tls.X509KeyPair(kp.CertPEM, kp.KeyPEM)
 		if err != nil {
@@ -51,7 +43,7 @@ func tlsBackend(t *testing.T, h http.HandlerFunc, kp *certs.KeyPair) (ip string,
 	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: h}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	return ip, int32(l.Addr().(*net.TCPAddr).Port)
+	return ip, port
 }
 
 // answer replies with name.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/routeshift/routeshift/internal/hostaddr"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/tests/framework"
 )
@@ -27,20 +25,13 @@ import (
 // refuses loopback endpoints) that answers with its name.
 func backend(t *testing.T, name string) (ip string, port int32) {
 	t.Helper()
-	ip, err := hostaddr.IPv4()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, ip, port := hostListener(t)
 	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, name)
 	})}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	return ip, int32(l.Addr().(*net.TCPAddr).Port)
+	return ip, port
 }
 
 // endpointSlice lists the backends of service web as ready endpoints on
