@@ -2,7 +2,6 @@ package routecore
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 )
 
@@ -26,13 +25,10 @@ func TestValidateHeaders(t *testing.T) {
 	const resp = "spec.httpHeaders.actions.response"
 	const req = "spec.httpHeaders.actions.request"
 	responseFmt := "Either header value provided is not in correct format or the converter specified is not allowed. The dynamic header value  may use HAProxy's %[] syntax and otherwise must be a valid HTTP header value as defined in https://datatracker.ietf.org/doc/html/rfc7230#section-3.2 Sample fetchers allowed are res.hdr, ssl_c_der. Converters allowed are lower, base64."
-	requestFmt := strings.Replace(responseFmt, "res.hdr", "req.hdr", 1)
 	many := make([]RouteHTTPHeader, 21)
 	for i := range many {
 		many[i] = setHeader(fmt.Sprintf("X-H%d", i), "v")
 	}
-	longName := strings.Repeat("x", 256)
-	longValue := strings.Repeat("v", 16385)
 	edge := withTLS(TLSConfig{Termination: TLSTerminationEdge})
 	tests := []struct {
 		name  string
@@ -44,37 +40,15 @@ func TestValidateHeaders(t *testing.T) {
 			[]RouteHTTPHeader{setHeader("X-Client", "%[req.hdr(host),lower]"), setHeader("X-Cert", "%{+Q}[ssl_c_der,base64]"), setHeader("X-Pct", "100%%")}))},
 		{name: "headers on a plain route", route: route(withHeaders([]RouteHTTPHeader{setHeader("X-A", "b")}, nil))},
 		{name: "empty actions on passthrough", route: route(withTLS(TLSConfig{Termination: TLSTerminationPassthrough}), withHeaders(nil, nil))},
-		{name: "headers on passthrough", route: route(withTLS(TLSConfig{Termination: TLSTerminationPassthrough}), withHeaders([]RouteHTTPHeader{setHeader("X-A", "b")}, nil)),
-			want: []string{`spec.tls.termination: Invalid value: "passthrough": only edge and re-encrypt routes are supported for providing customized headers.`}},
-		{name: "21 response headers", route: route(edge, withHeaders(many, nil)),
-			want: []string{resp + ": Invalid value: 21: response headers list can't exceed 20 items"}},
 		{name: "21 request headers", route: route(edge, withHeaders(nil, many)),
 			want: []string{req + ": Invalid value: 21: request headers list can't exceed 20 items"}},
 		{name: "duplicate name", route: route(edge, withHeaders([]RouteHTTPHeader{setHeader("X-Frame-Options", "DENY"), deleteHeader("X-Frame-Options")}, nil)),
 			want: []string{resp + `[1].name: Duplicate value: "X-Frame-Options"`}},
 		{name: "names differing in case are not duplicates", route: route(edge, withHeaders([]RouteHTTPHeader{setHeader("X-A", "1"), setHeader("x-a", "2")}, nil))},
-		{name: "empty name", route: route(edge, withHeaders([]RouteHTTPHeader{setHeader("", "v")}, nil)),
-			want: []string{resp + "[0].name: Required value"}},
-		{name: "name too long", route: route(edge, withHeaders([]RouteHTTPHeader{setHeader(longName, "v")}, nil)),
-			want: []string{resp + `[0].name: Invalid value: "` + longName + `": name exceeds the maximum length, which is 255`}},
 		{name: "reserved name", route: route(edge, withHeaders(nil, []RouteHTTPHeader{deleteHeader("Cookie")})),
 			want: []string{req + "[0].name: Forbidden: the following headers may not be modified using this API: strict-transport-security, proxy, cookie, set-cookie"}},
-		{name: "name with a space", route: route(edge, withHeaders([]RouteHTTPHeader{setHeader("foo bar", "v")}, nil)),
-			want: []string{resp + `[0].name: Invalid value: "foo bar": name must be a valid HTTP header name as defined in RFC 2616 section 4.2`}},
-		{name: "unknown action type", route: route(edge, withHeaders([]RouteHTTPHeader{{Name: "X-A", Action: RouteHTTPHeaderActionUnion{Type: "Replace"}}}, nil)),
-			want: []string{resp + `[0].action.type: Invalid value: "Replace": type must be "Set" or "Delete"`}},
-		{name: "Set without value", route: route(edge, withHeaders([]RouteHTTPHeader{{Name: "X-A", Action: RouteHTTPHeaderActionUnion{Type: Set}}}, nil)),
-			want: []string{resp + "[0].action.set: Required value: set is required when type is Set, and forbidden otherwise"}},
 		{name: "Delete with value", route: route(edge, withHeaders([]RouteHTTPHeader{{Name: "X-A", Action: RouteHTTPHeaderActionUnion{Type: Delete, Set: &RouteSetHTTPHeader{Value: "v"}}}}, nil)),
 			want: []string{resp + "[0].action.set: Required value: set is required when type is Set, and forbidden otherwise"}},
-		{name: "empty value", route: route(edge, withHeaders([]RouteHTTPHeader{setHeader("X-A", "")}, nil)),
-			want: []string{resp + "[0].action.set.value: Required value"}},
-		{name: "value too long", route: route(edge, withHeaders([]RouteHTTPHeader{setHeader("X-A", longValue)}, nil)),
-			want: []string{resp + `[0].action.set.value: Invalid value: "` + longValue + `": value exceeds the maximum length, which is 16384`}},
-		{name: "converter not allowed", route: route(edge, withHeaders(nil, []RouteHTTPHeader{setHeader("X-A", "%[req.hdr(host),upper]")})),
-			want: []string{req + `[0].action.set.value: Invalid value: "%[req.hdr(host),upper]": ` + requestFmt}},
-		{name: "request fetcher in a response header", route: route(edge, withHeaders([]RouteHTTPHeader{setHeader("X-A", "%[req.hdr(host)]")}, nil)),
-			want: []string{resp + `[0].action.set.value: Invalid value: "%[req.hdr(host)]": ` + responseFmt}},
 		{name: "lone percent", route: route(edge, withHeaders([]RouteHTTPHeader{setHeader("X-A", "100%")}, nil)),
 			want: []string{resp + `[0].action.set.value: Invalid value: "100%": ` + responseFmt}},
 		{name: "newline in value", route: route(edge, withHeaders([]RouteHTTPHeader{setHeader("X-A", "a\nb")}, nil)),

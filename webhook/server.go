@@ -48,7 +48,7 @@ type Server struct {
 	routerServiceAccount string
 
 	authorizer Authorizer
-	// routes lists Routes by host (a cache with the hostIndex field index);
+	// routes lists Routes by host (a cache with the HostIndex field index);
 	// nil turns the claimed-host warning off.
 	routes client.Reader
 	// secrets reads external certificate secrets, and the cert-manager
@@ -91,7 +91,14 @@ func New(opts Options, authorizer Authorizer, routes, secrets client.Reader, reg
 // Register serves the handlers on srv.
 func (s *Server) Register(srv ctrlwebhook.Server) {
 	srv.Register(MutatePath, bodyDeadline(&admission.Webhook{Handler: &routeHandler{name: "mutate", handle: s.mutate, metrics: s.metrics}, RecoverPanic: ptr(true)}))
-	srv.Register(ValidatePath, bodyDeadline(&admission.Webhook{Handler: &routeHandler{name: "validate", handle: s.validate, metrics: s.metrics}, RecoverPanic: ptr(true)}))
+	srv.Register(ValidatePath, bodyDeadline(&admission.Webhook{Handler: s.ValidatingHandler(), RecoverPanic: ptr(true)}))
+}
+
+// ValidatingHandler is the handler Register serves at ValidatePath, for
+// callers that admit Routes in process, such as internal/docgen, which
+// prints its answers.
+func (s *Server) ValidatingHandler() admission.Handler {
+	return &routeHandler{name: "validate", handle: s.validate, metrics: s.metrics}
 }
 
 // BodyReadTimeout is how long a handler waits for the body of a request
@@ -119,7 +126,7 @@ func ptr[T any](v T) *T { return &v }
 // serves the handlers on the manager's webhook server, with metrics in
 // controller-runtime's registry.
 func SetupWithManager(ctx context.Context, mgr manager.Manager, opts Options) (*Server, error) {
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &routecore.Route{}, hostIndex, IndexRouteHost); err != nil {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &routecore.Route{}, HostIndex, IndexRouteHost); err != nil {
 		return nil, fmt.Errorf("indexing routes by host: %w", err)
 	}
 	s, err := New(opts, SubjectAccessReviewer{Client: mgr.GetClient()}, mgr.GetCache(), mgr.GetAPIReader(), ctrlmetrics.Registry)

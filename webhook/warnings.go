@@ -15,10 +15,11 @@ import (
 	"github.com/routeshift/routeshift/routecore"
 )
 
-// hostIndex is the field index of Routes by spec.host in the webhook's cache.
-const hostIndex = "spec.host"
+// HostIndex is the field index of Routes by spec.host that the Routes
+// reader given to New must have.
+const HostIndex = "spec.host"
 
-// IndexRouteHost is the index function for hostIndex.
+// IndexRouteHost is the index function of HostIndex.
 func IndexRouteHost(o client.Object) []string {
 	if r, ok := o.(*routecore.Route); ok && r.Spec.Host != "" {
 		return []string{r.Spec.Host}
@@ -75,7 +76,7 @@ func (s *Server) claimWarnings(ctx context.Context, r *review) []string {
 		return nil
 	}
 	var list routecore.RouteList
-	if err := s.routes.List(ctx, &list, client.MatchingFields{hostIndex: route.Spec.Host}); err != nil {
+	if err := s.routes.List(ctx, &list, client.MatchingFields{HostIndex: route.Spec.Host}); err != nil {
 		logf.FromContext(ctx).Error(err, "listing routes by host for the claim warning")
 		return nil
 	}

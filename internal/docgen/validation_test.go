@@ -3,99 +3,111 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/routecore/examples"
 )
 
-// TestValidationSections checks that every table row carries what its
-// table promises: a message for each refusal and warning, none for what is
-// accepted, a router verdict where the table has that column.
-func TestValidationSections(t *testing.T) {
-	sections, err := validationSections()
+// TestValidationTables: every row carries what its table promises: a
+// kubectl refusal in the refusal tables, a warning in the warnings table,
+// nothing for what is accepted, and the router's verdict where the table
+// has that column.
+func TestValidationTables(t *testing.T) {
+	data, err := validationData()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := 0
-	for _, s := range sections {
-		for _, r := range s.rows {
-			rows++
-			name := s.title + ": " + r.rule
+	tables := data.(map[string][]row)
+	for name, rows := range tables {
+		for _, r := range rows {
+			what := name + ": " + r.Rule
+			refusal, warning := "`The Route \"", "`Warning: "
+			switch name {
+			case "ratchets", "accepted":
+				refusal, warning = "", ""
+			case "warnings":
+				refusal = ""
+			default:
+				warning = ""
+			}
 			switch {
-			case !s.messages && len(r.messages) > 0:
-				t.Errorf("%s: accepted, but has messages %q", name, r.messages)
-			case s.messages && len(r.messages) == 0:
-				t.Errorf("%s: no message", name)
+			case refusal != "" && !strings.HasPrefix(r.Message, refusal):
+				t.Errorf("%s: message %q is no kubectl refusal", what, r.Message)
+			case warning != "" && !strings.HasPrefix(r.Message, warning):
+				t.Errorf("%s: message %q is no warning", what, r.Message)
+			case refusal == "" && warning == "" && r.Message != "":
+				t.Errorf("%s: accepted, but has message %q", what, r.Message)
 			}
-			for _, m := range r.messages {
-				if !strings.HasPrefix(m, `The Route "`) && !strings.HasPrefix(m, "* ") && !strings.HasPrefix(m, "Warning: ") {
-					t.Errorf("%s: message %q is not kubectl's", name, m)
-				}
-				if strings.Contains(m, "BEGIN") || strings.Contains(m, "PRIVATE KEY-----") {
-					t.Errorf("%s: message shows PEM material: %q", name, m)
-				}
-			}
-			if s.router && r.old == nil && (r.router == "" || r.router == "?") {
-				t.Errorf("%s: no router verdict", name)
-			}
-			if r.rule == "" || r.shows == "" {
-				t.Errorf("%s: rule or example not described", name)
+			shown := name != "updates" && name != "ratchets" && name != "permissions" && name != "warnings"
+			if shown && (r.Router == "" || r.Router == "?") {
+				t.Errorf("%s: no router verdict", what)
 			}
 		}
 	}
-	if rows < 80 {
-		t.Errorf("%d rows; the page has lost some", rows)
+	if len(tables["permissions"]) == 0 || !strings.HasPrefix(tables["warnings"][len(tables["warnings"])-1].Rule, "The host is held") {
+		t.Error("the webhook's rows are missing")
 	}
 }
 
-// TestEveryAnnotationHasARow checks that each catalogue annotation has its
-// own refused example.
+// TestEveryAnnotationHasARow: each catalogue annotation has a row that
+// refuses a value of it.
 func TestEveryAnnotationHasARow(t *testing.T) {
-	sections, err := validationSections()
+	pages, err := generate()
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := map[string]bool{}
-	for _, s := range sections {
-		for _, r := range s.rows {
-			for _, m := range r.messages {
-				for _, a := range routecore.AnnotationCatalogue {
-					if strings.Contains(m, "metadata.annotations["+a.Key+"]: ") {
-						found[a.Key] = true
-					}
-				}
-			}
-		}
-	}
 	for _, a := range routecore.AnnotationCatalogue {
-		if !found[a.Key] {
+		if !strings.Contains(pages["validation.md"], "invalid: metadata.annotations["+a.Key+"]: ") {
 			t.Errorf("no row refuses a value of %s", a.Key)
 		}
 	}
 }
 
-// TestExamplesMustDoWhatTheySay checks that docgen fails, rather than
-// dropping or mislabelling a row, when an example stops matching its rule.
+// TestExamplesMustDoWhatTheySay: docgen fails, rather than printing a
+// wrong row, when an example's errors are not those its entry names, when
+// the webhook allows what it should refuse, and when a table is missing
+// from the template.
 func TestExamplesMustDoWhatTheySay(t *testing.T) {
-	valid := example{rule: "valid", shows: "nothing", route: func(*routecore.Route) {}, field: "spec.host"}
-	if _, err := refusedRow(valid); err == nil {
-		t.Error("refusedRow accepted an example that is not refused")
+	heavy := func(r *routecore.Route) { w := int32(300); r.Spec.To.Weight = &w }
+	for name, e := range map[string]examples.Example{
+		"refused, said accepted":     {Rule: "r", Change: heavy},
+		"accepted, said refused":     {Rule: "r", Change: examples.Unchanged, Errors: []string{"spec.to.weight: Invalid value: 300"}},
+		"refused with another error": {Rule: "r", Change: heavy, Errors: []string{"spec.to.weight: Required value"}},
+		"warned, said silent":        {Rule: "r", Change: func(r *routecore.Route) { r.Spec.Subdomain = "shop" }},
+	} {
+		if _, err := exampleRow(e); err == nil {
+			t.Errorf("%s: exampleRow printed the row", name)
+		}
 	}
-	wrongField := example{rule: "weight", shows: "300", route: func(r *routecore.Route) { r.Spec.To.Weight = weight(300) }, field: "spec.host"}
-	if _, err := refusedRow(wrongField); err == nil {
-		t.Error("refusedRow accepted an example refused on another field")
+	allowed := webhookExample{Example: examples.Example{Rule: "r", Change: examples.Unchanged}, allowed: anyone}
+	if resp, err := allowed.admit(); err != nil || !resp.Allowed {
+		t.Fatalf("admit = %+v, %v; want allowed", resp, err)
 	}
-	invalid := example{rule: "weight", shows: "300", route: func(r *routecore.Route) { r.Spec.To.Weight = weight(300) }}
-	if _, err := acceptedRow(invalid); err == nil {
-		t.Error("acceptedRow accepted an example that is refused")
+	if err := checkValidationPage("# Route validation\n"); err == nil || !strings.Contains(err.Error(), "add table") {
+		t.Errorf("checkValidationPage of a page without tables = %v", err)
 	}
-	if _, err := warningRow(valid); err == nil {
-		t.Error("warningRow accepted an example without warnings")
+}
+
+// TestBaseRouteOnThePage: the Route the page says every example starts
+// from is examples.Base.
+func TestBaseRouteOnThePage(t *testing.T) {
+	pages, err := generate()
+	if err != nil {
+		t.Fatal(err)
 	}
-	unreadable := webhookExample{example: valid, allowed: allowUser}
-	if _, err := webhookRefusedRow(unreadable); err == nil {
-		t.Error("webhookRefusedRow accepted an example the webhook allows")
+	_, block, _ := strings.Cut(pages["validation.md"], "```yaml\n")
+	block, _, _ = strings.Cut(block, "```")
+	var onPage routecore.Route
+	if err := yaml.UnmarshalStrict([]byte(block), &onPage); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&onPage, examples.Base()) {
+		t.Errorf("the page's Route\n%+v\nis not examples.Base\n%+v", onPage, examples.Base())
 	}
 }
 
