@@ -4,13 +4,16 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/routeshift/routeshift/certs"
 	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/runtime"
 )
 
 // privateKeyBlocks are the PEM block types HAProxy loads as private keys.
@@ -114,4 +117,105 @@ func (d *defaultCertificate) content() ([]byte, error) {
 		return nil, fmt.Errorf("DEFAULT_CERTIFICATE_DIR %s: needs a PEM certificate in tls.crt and its key in tls.crt or tls.key", d.dir)
 	}
 	return out, nil
+}
+
+// Certificates change through HAProxy's runtime API, never by a reload:
+// the crt-list holds one entry per SNI name (the winner of its key), and
+// HAProxy has loaded exactly the certificates of those entries and the
+// default certificate. Going from one rendering to the next, the entries
+// whose line changed are deleted, the certificates no entry uses any more
+// are deleted, the certificates of the new entries are created, those kept
+// are given their new content, and the new entries are added.
+
+// crtListKeys are the crt-list keys the routes about to change (updated or
+// removed) have or will have.
+func (r *Renderer) crtListKeys(updates map[string]*routeRender, removed []string) []string {
+	keys := map[string]bool{}
+	add := func(rr *routeRender) {
+		for i := range rr.entries {
+			if rr.entries[i].m == crtList {
+				keys[rr.entries[i].key] = true
+			}
+		}
+	}
+	for k, rr := range updates {
+		add(rr)
+		if prev := r.routes[k]; prev != nil {
+			add(prev)
+		}
+	}
+	for _, k := range removed {
+		add(r.routes[k])
+	}
+	return slices.Sorted(maps.Keys(keys))
+}
+
+// crtListValues are the crt-list values (certificate file and options)
+// of keys now, "" for a key without an entry.
+func (r *Renderer) crtListValues(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		if e := r.keyed[crtList].winner(k); e != nil {
+			out[i] = e.value
+		}
+	}
+	return out
+}
+
+// certificateUpdates are the runtime API's changes from the crt-list values
+// of keys before to after, with the certificate files' content going from
+// the current files to next's, and the default certificate's.
+func (r *Renderer) certificateUpdates(keys, before, after []string, next *fileEdit) []runtime.CertificateUpdate {
+	list := r.abs(crtListFile)
+	loaded, kept := map[string]bool{}, map[string]bool{}
+	var dels, adds, certs []runtime.CertificateUpdate
+	for i, k := range keys {
+		if before[i] != "" {
+			loaded[crtListCertificate(before[i])] = true
+		}
+		if after[i] != "" {
+			kept[crtListCertificate(after[i])] = true
+		}
+		if before[i] == after[i] {
+			continue
+		}
+		if before[i] != "" {
+			dels = append(dels, runtime.CertificateUpdate{Op: runtime.CrtListDelete, Name: crtListCertificate(before[i]), CrtList: list})
+		}
+		if after[i] != "" {
+			adds = append(adds, runtime.CertificateUpdate{Op: runtime.CrtListAdd, Name: crtListCertificate(after[i]), CrtList: list, Entry: after[i] + " " + k})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(loaded)) {
+		if !kept[name] {
+			certs = append(certs, runtime.CertificateUpdate{Op: runtime.CertificateDelete, Name: name})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(kept)) {
+		rel := strings.TrimPrefix(name, r.cfg.WorkingDir+"/")
+		switch {
+		case !loaded[name]:
+			certs = append(certs, runtime.CertificateUpdate{Op: runtime.CertificateNew, Name: name, File: rel})
+		case r.differs(next, rel):
+			certs = append(certs, runtime.CertificateUpdate{Op: runtime.CertificateSet, Name: name, File: rel})
+		}
+	}
+	if _, ok := r.files[defaultCrtFile]; ok && r.differs(next, defaultCrtFile) {
+		certs = append(certs, runtime.CertificateUpdate{Op: runtime.CertificateSet, Name: r.defaultCert.path, File: defaultCrtFile})
+	}
+	return slices.Concat(dels, certs, adds)
+}
+
+// crtListCertificate is the certificate file of a crt-list value: its first
+// word (paths in the working directory have no spaces).
+func crtListCertificate(value string) string {
+	file, _, _ := strings.Cut(value, " ")
+	return file
+}
+
+// runtimeFile reports whether changes of the file at path reach HAProxy
+// through the runtime API (certificateUpdates) rather than a reload: the
+// crt-list and the certificates.
+func runtimeFile(path string) bool {
+	return path == crtListFile || strings.HasPrefix(path, routeCertsDir+"/")
 }

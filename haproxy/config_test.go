@@ -261,8 +261,10 @@ func TestRenderDefaultCertificate(t *testing.T) {
 		write("tls.crt", append(renewed.CertPEM, renewed.KeyPEM...))
 		snap.Version++
 		out = mustRender(t, r, snap)
-		if !out.Reload() || len(out.Changed) != 1 || out.Changed[0] != defaultCrtFile {
-			t.Errorf("after renewal: reload %v, changed %v", out.Reload(), out.Changed)
+		if out.Reload() || len(out.Changed) != 1 || out.Changed[0] != defaultCrtFile ||
+			!slices.Equal(describeCertificateUpdates(r.cfg.WorkingDir, out), []string{"set certs/default.pem"}) {
+			t.Errorf("after renewal: reload %v, changed %v, certificate updates %v; want certs/default.pem loaded through the runtime API",
+				out.Reload(), out.Changed, out.Certificates)
 		}
 		if f := out.Files[defaultCrtFile]; string(f.Data) != string(renewed.KeyPEM)+string(renewed.CertPEM) {
 			t.Errorf("renewed certs/default.pem:\n%s", f.Data)

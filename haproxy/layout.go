@@ -97,16 +97,10 @@ func fileReason(path string, was, is bool) runtime.Reason {
 	switch {
 	case path == configFile:
 		r.Kind = ReasonGlobal
-	case path == crtListFile:
-		r.Kind = ReasonCertificateList
 	case strings.HasPrefix(path, mapsDir+"/"):
 		r.Kind = ReasonMaps
-	case path == defaultCrtFile:
-		r.Kind = ReasonDefaultCertificate
 	case path == destCAFile:
 		r.Kind = ReasonDefaultCA
-	case strings.HasPrefix(path, routeCertsDir+"/"):
-		r.Kind = ReasonCertificate + " " + verb
 	case strings.HasPrefix(path, routeCAsDir+"/"):
 		r.Kind = ReasonDestinationCA + " " + verb
 	case strings.HasPrefix(path, allowListsDir+"/"):

@@ -187,6 +187,14 @@ func (f *keyedFile) remove(e *mapEntry) {
 	c.dirty = true
 }
 
+// winner is the entry written for key, nil when none.
+func (f *keyedFile) winner(key string) *mapEntry {
+	if list := f.chunks[chunkOf(key)].keys[key]; len(list) > 0 {
+		return list[0]
+	}
+	return nil
+}
+
 // print re-prints the dirty chunks and joins them; it reports whether
 // anything was re-printed.
 func (f *keyedFile) print() bool {

@@ -9,9 +9,9 @@ import (
 )
 
 // The decision "runtime API or reload". Between reloads the runtime API
-// changes a server slot's address, port, weight and state, and adds slots
-// at the end of a backend; everything else in the configuration needs a
-// reload. The renderer names why, with these kinds of reason (the label of
+// changes a server slot's address, port, weight and state, adds slots at
+// the end of a backend, and changes certificates and the crt-list
+// (certificates.go); everything else in the configuration needs a reload. The renderer names why, with these kinds of reason (the label of
 // routeshift_router_reloads_total; the runtime adds its own).
 const (
 	ReasonFirstConfiguration = "first configuration"
@@ -29,12 +29,9 @@ const (
 	ReasonSlotsAddedTemplate = "server slots added (TEMPLATE_FILE)"
 	ReasonGlobal             = "global configuration"
 	ReasonMaps               = "frontend maps"
-	ReasonCertificateList    = "certificate list"
-	ReasonDefaultCertificate = "default certificate"
 	ReasonDefaultCA          = "default destination CA"
 	// Files of single routes: each kind is followed by "added", "changed"
 	// or "removed".
-	ReasonCertificate   = "certificate"
 	ReasonDestinationCA = "destination CA"
 	ReasonAllowList     = "IP allowlist"
 )
@@ -141,11 +138,13 @@ func serverChanges(a, b *BackendData) []runtime.ServerUpdate {
 
 // reloadReasons are the reasons of the backends, then of every file
 // beyond the backend shards that differs in next (the shards' differences
-// beyond server slots the backends have told), in path order.
+// beyond server slots the backends have told), in path order. Certificates
+// and the crt-list give none: the runtime API loads them
+// (certificateUpdates).
 func (r *Renderer) reloadReasons(backends []runtime.Reason, next *fileEdit) []runtime.Reason {
 	var files []string
 	for path := range next.touched {
-		if !strings.HasPrefix(path, backendsDir+"/") && r.differs(next, path) {
+		if !strings.HasPrefix(path, backendsDir+"/") && !runtimeFile(path) && r.differs(next, path) {
 			files = append(files, path)
 		}
 	}

@@ -187,10 +187,12 @@ func (r *Renderer) Render(snap router.Snapshot) (*runtime.Output, error) {
 	} else if _, ok := next.files[destCAFile]; ok {
 		next.delete(destCAFile)
 	}
-	reasons, servers := r.apply(updates, removed, next)
+	reasons, servers, certificates := r.apply(updates, removed, next)
 	r.rendered, r.version, r.defaultCA = true, snap.Version, defaultCA
 	clear(r.redo)
-	return r.output(next, reasons, servers), nil
+	out := r.output(next, reasons, servers)
+	out.Certificates = certificates
+	return out, nil
 }
 
 // Refuse makes the renderer render route, the value a snapshot holds, as
@@ -462,9 +464,12 @@ func (r *Renderer) renderRoute(in backendInput, buf *bytes.Buffer) (*routeRender
 
 // apply makes the rendered routes current, writing the files into next,
 // and decides whether HAProxy must reload: it returns the reasons, or the
-// server updates the runtime API applies instead.
-func (r *Renderer) apply(updates map[string]*routeRender, removed []string, next *fileEdit) ([]runtime.Reason, []runtime.ServerUpdate) {
+// server updates the runtime API applies instead, and the certificate
+// updates (applied through the runtime API, or loaded by the reload).
+func (r *Renderer) apply(updates map[string]*routeRender, removed []string, next *fileEdit) ([]runtime.Reason, []runtime.ServerUpdate, []runtime.CertificateUpdate) {
 	first := len(r.files) == 0
+	crtKeys := r.crtListKeys(updates, removed)
+	crtBefore := r.crtListValues(crtKeys)
 	var backends []runtime.Reason
 	var servers []runtime.ServerUpdate
 	for _, k := range removed {
@@ -496,15 +501,16 @@ func (r *Renderer) apply(updates map[string]*routeRender, removed []string, next
 	}
 	r.printTouched(next)
 	if first {
-		return []runtime.Reason{{Kind: ReasonFirstConfiguration}}, nil
+		return []runtime.Reason{{Kind: ReasonFirstConfiguration}}, nil, nil
 	}
+	certs := r.certificateUpdates(crtKeys, crtBefore, r.crtListValues(crtKeys), next)
 	if reasons := r.reloadReasons(backends, next); len(reasons) > 0 {
-		return reasons, nil
+		return reasons, nil, certs
 	}
 	slices.SortFunc(servers, func(a, b runtime.ServerUpdate) int {
 		return cmp.Or(strings.Compare(a.Backend, b.Backend), compareSlot(a.Server, b.Server))
 	})
-	return nil, servers
+	return nil, servers, certs
 }
 
 // change is what it takes to go from a route's rendering prev (nil for a

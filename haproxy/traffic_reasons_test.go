@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/certs"
 	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
@@ -60,16 +59,13 @@ func TestTrafficReloadReasons(t *testing.T) {
 	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ReloadInterval = time.Minute })
 	clock := r.withFakeClock()
 	ca := newCA(t, "reasons CA")
-	first, second := issue(t, ca, "tls.example.com"), issue(t, ca, "tls.example.com")
+	first := issue(t, ca, "tls.example.com")
 	web, web2, alt := newBackend(t, "web", nil, nil), newBackend(t, "web-2", nil, nil), newBackend(t, "alt", nil, nil)
 	r.endpoints("ns", "web", web)
 	r.endpoints("ns", "alt", alt)
 	r.route(rt("ns", "a", "a.example.com", 1, toService("web")))
-	edge := func(leaf *certs.KeyPair) *routecore.Route {
-		return rt("ns", "tls", "tls.example.com", 2, toService("web"),
-			terminated(routecore.TLSTerminationEdge, routecore.InsecureEdgeTerminationPolicyRedirect, leaf, nil))
-	}
-	r.route(edge(first))
+	r.route(rt("ns", "tls", "tls.example.com", 2, toService("web"),
+		terminated(routecore.TLSTerminationEdge, routecore.InsecureEdgeTerminationPolicyRedirect, first, nil)))
 	r.start()
 
 	t.Run("endpoint_churn_reloads_nothing", func(t *testing.T) {
@@ -109,10 +105,6 @@ func TestTrafficReloadReasons(t *testing.T) {
 				r.route(rt("ns", "a", "a.example.com", 1, toService("web"), annotated(routecore.AnnBalance, "random"),
 					annotated(routecore.AnnHealthCheckInterval, "3s")))
 			}},
-		{"certificate_changed", runtime.Reason{Kind: ReasonCertificate + " changed", Subject: "certs/ns_tls.pem"},
-			func() { r.route(edge(second)) }},
-		{"certificate_removed", runtime.Reason{Kind: ReasonCertificate + " removed", Subject: "certs/ns_tls.pem"},
-			func() { r.route(edge(nil)) }},
 		{"route_removed", runtime.Reason{Kind: ReasonBackendRemoved, Subject: "backend be_http:ns:b"},
 			func() { r.deleteRoute("ns", "b") }},
 	}

@@ -208,7 +208,7 @@ func TestTrafficStrictSNI(t *testing.T) {
 
 // TestTrafficDefaultCertificateRenewed: a certificate renewed in
 // DEFAULT_CERTIFICATE_DIR (as cert-manager or a Secret volume renews it) is
-// served without any route changing.
+// served without any route changing, through the runtime API.
 func TestTrafficDefaultCertificateRenewed(t *testing.T) {
 	dir := t.TempDir()
 	ca := newCA(t, "default certificate CA")
@@ -228,6 +228,7 @@ func TestTrafficDefaultCertificateRenewed(t *testing.T) {
 	if err != nil || !sameCert(state, first) {
 		t.Fatalf("before the renewal: %v, leaf %s; want first.example.org", err, leafName(state))
 	}
+	reloads := r.reloads()
 	write(renewed)
 	eventually(t, 10*time.Second, "the renewed default certificate is served", func() error {
 		state, err := r.handshake("", nil)
@@ -239,7 +240,12 @@ func TestTrafficDefaultCertificateRenewed(t *testing.T) {
 		}
 		return nil
 	})
-	r.wantReloadLogged(t, runtime.Reason{Kind: ReasonDefaultCertificate, Subject: defaultCrtFile})
+	if n := r.reloads() - reloads; n != 0 {
+		t.Errorf("the renewal reloaded HAProxy %d times, want 0 (runtime API)", n)
+	}
+	if got := r.counterValues(t, "routeshift_router_certificate_updates_total"); got["runtime"] != 1 || got["reload"] != 0 {
+		t.Errorf("routeshift_router_certificate_updates_total %v, want runtime 1, reload 0", got)
+	}
 }
 
 // TestTrafficRedirectPort: with ROUTER_HTTPS_REDIRECT_PORT the redirect of

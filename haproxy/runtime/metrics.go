@@ -5,7 +5,8 @@ import (
 )
 
 // Metrics are the metrics of running HAProxy: loads, their reasons, their
-// failures and the updates made without a reload.
+// failures, the updates made without a reload and how certificates were
+// loaded.
 type Metrics struct {
 	reloadSeconds      prometheus.Summary
 	writeConfigSeconds prometheus.Summary
@@ -14,7 +15,15 @@ type Metrics struct {
 	runtimeUpdates     prometheus.Counter
 	runtimeFailures    prometheus.Counter
 	restarts           prometheus.Counter
+	certificateUpdates *prometheus.CounterVec
 }
+
+// The ways a certificate update reaches HAProxy: the method label of
+// routeshift_router_certificate_updates_total.
+const (
+	CertificateUpdateRuntime = "runtime"
+	CertificateUpdateReload  = "reload"
+)
 
 // NewMetrics creates the metrics and registers them on reg (nil: not
 // registered).
@@ -48,12 +57,19 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "routeshift_router_haproxy_restarts_total",
 			Help: "Times HAProxy died and was started again.",
 		}),
+		certificateUpdates: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "routeshift_router_certificate_updates_total",
+			Help: "Certificates HAProxy loaded while it ran (renewed, rotated, added): through the runtime API, or by a reload that was due anyway or replaced a refused runtime update.",
+		}, []string{"method"}),
+	}
+	for _, method := range []string{CertificateUpdateRuntime, CertificateUpdateReload} {
+		m.certificateUpdates.WithLabelValues(method)
 	}
 	if reg == nil {
 		return m, nil
 	}
 	for _, c := range []prometheus.Collector{m.reloadSeconds, m.writeConfigSeconds, m.reloadFailures, m.reloads,
-		m.runtimeUpdates, m.runtimeFailures, m.restarts} {
+		m.runtimeUpdates, m.runtimeFailures, m.restarts, m.certificateUpdates} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

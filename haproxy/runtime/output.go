@@ -36,6 +36,11 @@ type Output struct {
 	// weight, state or health checking changed, sorted by backend and
 	// slot.
 	Servers []ServerUpdate
+	// Certificates are the changes of certificates and of the crt-list
+	// since the previous Output, in the order the runtime API applies
+	// them: without Reasons it applies them; with Reasons the reload
+	// loads them from the files, and they are only counted.
+	Certificates []CertificateUpdate
 	// ConfigArgs are the -f arguments for haproxy, relative to the working
 	// directory, in order.
 	ConfigArgs []string
@@ -111,6 +116,9 @@ const (
 	// ReasonRuntimeAPIRefused: HAProxy refused a server update; the
 	// written files are loaded instead.
 	ReasonRuntimeAPIRefused = "runtime API refused a server update"
+	// ReasonCertificateRefused: HAProxy refused a certificate update; the
+	// written files are loaded instead.
+	ReasonCertificateRefused = "runtime API refused a certificate update"
 )
 
 // mergeReasons appends the reasons of b that a lacks.

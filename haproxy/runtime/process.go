@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,8 +37,8 @@ type Config struct {
 
 // Process runs HAProxy in master-worker mode as a child process and keeps
 // it serving the latest configuration it was given: files are written
-// atomically; changes that only move servers within their slots go through
-// the runtime API; other changes reload HAProxy hitlessly (the master hands
+// atomically; changes that only move servers within their slots or change
+// certificates go through the runtime API; other changes reload HAProxy hitlessly (the master hands
 // the listening sockets to the new worker), at most once per
 // RELOAD_INTERVAL after the first; a configuration HAProxy refuses never
 // replaces the one serving; HAProxy dying is noticed (Exited) and it is
@@ -121,7 +122,7 @@ func (p *Process) RenderFailed() {
 }
 
 // Apply writes out and makes HAProxy serve it: through the runtime API
-// when only server slots changed, else by loading it, at once or when
+// when only server slots and certificates changed, else by loading it, at once or when
 // RELOAD_INTERVAL has passed (Tick). complete says whether it holds the
 // whole cluster (a synced snapshot): HAProxy is ready once it serves a
 // complete configuration.
@@ -154,15 +155,21 @@ func (p *Process) apply(ctx context.Context, out *Output, complete bool) error {
 		return p.load(ctx, step)
 	}
 	p.commit(out.Files)
-	err := p.updateServers(out.Servers)
+	// Certificates first: a failure there leaves them to the reload.
+	reason, certificates := ReasonCertificateRefused, out.Certificates
+	err := p.updateCertificates(out.Certificates, out.Files)
+	if err == nil {
+		reason, certificates = ReasonRuntimeAPIRefused, nil
+		err = p.updateServers(out.Servers)
+	}
 	if err == nil {
 		p.setState(p.state.RuntimeUpdated(complete))
 		return nil
 	}
 	// The files on disk are right; HAProxy is not: load them.
 	p.metrics.runtimeFailures.Inc()
-	p.held = &Output{Files: out.Files, Reasons: []Reason{{Kind: ReasonRuntimeAPIRefused}}, ConfigArgs: out.ConfigArgs,
-		Unchecked: out.Unchecked}
+	p.held = &Output{Files: out.Files, Reasons: []Reason{{Kind: reason}}, ConfigArgs: out.ConfigArgs,
+		Unchecked: out.Unchecked, Certificates: certificates}
 	state, step = p.state.RuntimeRefused(complete)
 	p.setState(state)
 	if ferr := p.load(ctx, step); ferr != nil {
@@ -186,6 +193,7 @@ func (p *Process) merge(out *Output) *Output {
 		merged.Changed = mergeSorted(p.held.Changed, out.Changed)
 		merged.Removed = mergeSorted(p.held.Removed, out.Removed)
 		merged.Reasons = mergeReasons(p.held.Reasons, out.Reasons)
+		merged.Certificates = slices.Concat(p.held.Certificates, out.Certificates)
 		return &merged
 	}
 	return out
@@ -224,8 +232,8 @@ func (p *Process) load(ctx context.Context, step Step) error {
 	var err error
 	if !p.state.Started {
 		err = p.startHAProxy(ctx)
-	} else {
-		err = p.reload(ctx, out.Reasons)
+	} else if err = p.reload(ctx, out.Reasons); err == nil {
+		p.metrics.certificateUpdates.WithLabelValues(CertificateUpdateReload).Add(float64(certificateLoads(out.Certificates)))
 	}
 	if err != nil {
 		// HAProxy may run an older configuration than the files on disk:

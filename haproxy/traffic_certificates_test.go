@@ -1,0 +1,161 @@
+package haproxy
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/routecore"
+)
+
+// handshakeLoad runs TLS handshakes (each a new connection, verified
+// against roots for serverName, then one HTTP request) against the router
+// from a few clients until stopped, and counts them.
+type handshakeLoad struct {
+	ok, failed atomic.Int64
+	mu         sync.Mutex
+	errs       []error
+	stop       func()
+}
+
+// startHandshakeLoad starts the clients; stop waits for them.
+func (r *trafficRouter) startHandshakeLoad(serverName string, roots *x509.CertPool) *handshakeLoad {
+	l := &handshakeLoad{}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				if err := r.handshakeAndGet(serverName, roots); err != nil {
+					l.failed.Add(1)
+					l.mu.Lock()
+					l.errs = append(l.errs, err)
+					l.mu.Unlock()
+				} else {
+					l.ok.Add(1)
+				}
+			}
+		})
+	}
+	l.stop = func() { cancel(); wg.Wait() }
+	return l
+}
+
+// handshakeAndGet verifies the router's certificate for serverName and
+// sends one request over the connection, which must be answered 200.
+func (r *trafficRouter) handshakeAndGet(serverName string, roots *x509.CertPool) error {
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	conn, err := tls.DialWithDialer(d, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(r.cfg.HTTPSPort)),
+		&tls.Config{ServerName: serverName, RootCAs: roots})
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := fmt.Fprintf(conn, "GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", serverName); err != nil {
+		return err
+	}
+	status := make([]byte, 12)
+	if _, err := conn.Read(status); err != nil {
+		return err
+	}
+	if string(status) != "HTTP/1.1 200" {
+		return fmt.Errorf("answered %q", status)
+	}
+	return nil
+}
+
+// servesCertificate polls until a handshake with serverName gets kp.
+func (r *trafficRouter) servesCertificate(t *testing.T, serverName string, kp *certs.KeyPair) {
+	t.Helper()
+	eventually(t, 30*time.Second, fmt.Sprintf("%s serves the certificate with serial %s", serverName, kp.Cert.SerialNumber), func() error {
+		state, err := r.handshake(serverName, nil)
+		if err != nil {
+			return err
+		}
+		if !sameCert(state, kp) {
+			return fmt.Errorf("served %s (serial %s)", leafName(state), state.PeerCertificates[0].SerialNumber)
+		}
+		return nil
+	})
+}
+
+// TestTrafficCertificatesWithoutReload: a route's certificate renewed
+// again and again while clients make TLS handshakes to it, a certificate
+// added to a route served by the default certificate, and one removed,
+// reach HAProxy through its runtime API: no reload, no failed handshake,
+// each load counted under method "runtime". A certificate renewed together
+// with a change that needs a reload is loaded by that reload and counted
+// under "reload".
+func TestTrafficCertificatesWithoutReload(t *testing.T) {
+	_, defaultLeaf := routerDefaultCertificate(t)
+	r := newTrafficRouter(t, func(d *dataplane.Config) {
+		d.DefaultCertificate = string(defaultLeaf.CertPEM) + string(defaultLeaf.KeyPEM)
+	})
+	ca := newCA(t, "renewals CA")
+	web := newBackend(t, "web", nil, nil)
+	r.endpoints("ns", "web", web)
+	edge := func(name, host string, leaf *certs.KeyPair, mods ...func(*routecore.Route)) *routecore.Route {
+		mods = append([]func(*routecore.Route){toService("web"),
+			terminated(routecore.TLSTerminationEdge, routecore.InsecureEdgeTerminationPolicyRedirect, leaf, nil)}, mods...)
+		return rt("ns", name, host, 1, mods...)
+	}
+	r.route(edge("tls", "tls.example.com", issue(t, ca, "tls.example.com")))
+	r.route(edge("plain", "plain.example.com", nil))
+	r.start()
+	reloads := r.reloads()
+
+	load := r.startHandshakeLoad("tls.example.com", pool(ca))
+	const renewals = 3
+	for range renewals {
+		renewed := issue(t, ca, "tls.example.com")
+		r.route(edge("tls", "tls.example.com", renewed))
+		r.publish()
+		r.servesCertificate(t, "tls.example.com", renewed)
+	}
+	plainLeaf := issue(t, ca, "plain.example.com")
+	r.route(edge("plain", "plain.example.com", plainLeaf))
+	r.publish()
+	r.servesCertificate(t, "plain.example.com", plainLeaf)
+	load.stop()
+	if n := load.failed.Load(); n != 0 {
+		t.Errorf("%d of %d TLS handshakes failed while certificates changed; first: %v", n, n+load.ok.Load(), errors.Join(load.errs[:min(3, len(load.errs))]...))
+	}
+	if load.ok.Load() == 0 {
+		t.Error("no handshake succeeded: the load ran against nothing")
+	}
+	t.Logf("%d TLS handshakes while the certificates changed", load.ok.Load())
+
+	r.route(edge("plain", "plain.example.com", nil))
+	r.publish()
+	r.servesCertificate(t, "plain.example.com", defaultLeaf)
+	if n := r.reloads() - reloads; n != 0 {
+		t.Errorf("certificate changes reloaded HAProxy %d times, want 0", n)
+	}
+	if got := r.counterValues(t, "routeshift_router_certificate_updates_total"); got["runtime"] != renewals+1 || got["reload"] != 0 {
+		t.Errorf("routeshift_router_certificate_updates_total %v, want runtime %d, reload 0", got, renewals+1)
+	}
+
+	// A renewal that comes with a change the runtime API cannot make.
+	renewed := issue(t, ca, "tls.example.com")
+	r.route(edge("tls", "tls.example.com", renewed, annotated(routecore.AnnBalance, "random")))
+	r.publish()
+	r.waitReloads(reloads + 1)
+	r.servesCertificate(t, "tls.example.com", renewed)
+	eventually(t, 10*time.Second, "the reload's certificate is counted", func() error {
+		if got := r.counterValues(t, "routeshift_router_certificate_updates_total"); got["runtime"] != renewals+1 || got["reload"] != 1 {
+			return fmt.Errorf("routeshift_router_certificate_updates_total %v, want runtime %d, reload 1", got, renewals+1)
+		}
+		return nil
+	})
+}
