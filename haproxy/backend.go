@@ -73,13 +73,16 @@ type backendDefaults struct {
 	httpBalance, tcpBalance string
 	cookieName              string
 	checkInterval           time.Duration
+	// h1CaseAdjust is whether ROUTER_H1_CASE_ADJUST names any header.
+	h1CaseAdjust bool
 	// shuffle gives new endpoints free slots in random order.
 	shuffle bool
 }
 
 func newBackendDefaults(cfg dataplane.Config) backendDefaults {
 	return backendDefaults{workingDir: cfg.WorkingDir, httpBalance: cfg.LoadBalanceAlgorithm, tcpBalance: tcpBalance(cfg),
-		cookieName: cfg.CookieName, checkInterval: cfg.BackendCheckInterval, shuffle: cfg.BackendProcessEndpoints == "shuffle"}
+		cookieName: cfg.CookieName, checkInterval: cfg.BackendCheckInterval, shuffle: cfg.BackendProcessEndpoints == "shuffle",
+		h1CaseAdjust: len(cfg.H1CaseAdjust) > 0}
 }
 
 // abs joins a path relative to the working directory.
@@ -198,6 +201,7 @@ func backendSettings(def *backendDefaults, rt *router.Route, activeServices int,
 	if rt.Overrides.TimeoutTunnel > 0 {
 		d.TimeoutTunnel = haproxyTime(rt.Overrides.TimeoutTunnel)
 	}
+	d.H1AdjustCase = !tcp && rt.Overrides.H1AdjustCase && def.h1CaseAdjust
 	if !tcp && !rt.Overrides.DisableCookies {
 		d.Cookie = cookie(def, rt)
 	}

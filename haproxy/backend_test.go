@@ -212,6 +212,14 @@ func TestRenderBackendFeatures(t *testing.T) {
 		{name: "service without endpoints: one disabled slot", services: []*router.ServiceEndpoints{},
 			want: []string{"server s0 192.0.2.1:1 disabled"}, unwanted: []string{"server s1 192.0.2.1:1 disabled"}},
 
+		// Header-name case for HTTP/1 endpoints.
+		{name: "h1-adjust-case with ROUTER_H1_CASE_ADJUST", cfg: func(c *dataplane.Config) { c.H1CaseAdjust = []string{"X-Id"} },
+			route: []func(*router.Route){withOverrides(routecore.Overrides{H1AdjustCase: true})}, want: []string{"option h1-case-adjust-bogus-server"}},
+		{name: "h1-adjust-case without ROUTER_H1_CASE_ADJUST does nothing", route: []func(*router.Route){withOverrides(routecore.Overrides{H1AdjustCase: true})},
+			unwanted: []string{"option h1-case-adjust-bogus-server"}},
+		{name: "h1-adjust-case: passthrough routes carry no HTTP", cfg: func(c *dataplane.Config) { c.H1CaseAdjust = []string{"X-Id"} },
+			route: []func(*router.Route){passthrough, withOverrides(routecore.Overrides{H1AdjustCase: true})}, unwanted: []string{"option h1-case-adjust-bogus-server"}},
+
 		// HTTP/2 to endpoints, by their ports' appProtocol.
 		{name: "h2c: cleartext HTTP/2 from HTTP routes", services: withAppProtocol("kubernetes.io/h2c", two),
 			want: []string{"server s0 10.0.0.1:8080 weight 1 proto h2", "server s1 10.0.0.2:8080 weight 1 proto h2"}},

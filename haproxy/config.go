@@ -44,7 +44,7 @@ func (r *Renderer) configData(bound bool) *ConfigData {
 	maps := MapPaths{
 		HTTPExact: r.abs(mapFiles[httpExact]), HTTPPrefix: r.abs(mapFiles[httpPrefix]),
 		HTTPSExact: r.abs(mapFiles[httpsExact]), HTTPSPrefix: r.abs(mapFiles[httpsPrefix]),
-		SNIPassthrough: r.abs(mapFiles[sniPassthrough]), CrtList: r.abs(mapFiles[crtList]),
+		SNIPassthrough: r.abs(mapFiles[sniPassthrough]), CrtList: r.abs(mapFiles[crtList]), Forwarded: r.abs(mapFiles[forwardedPolicy]),
 	}
 	d := &ConfigData{
 		WorkingDir:       cfg.WorkingDir,
@@ -70,6 +70,9 @@ func (r *Renderer) configData(bound bool) *ConfigData {
 	if cfg.SSLMaxVersion != "" {
 		d.Global.SSLBindOptions += " ssl-max-ver " + cfg.SSLMaxVersion
 	}
+	for _, name := range cfg.H1CaseAdjust {
+		d.Global.H1CaseAdjust = append(d.Global.H1CaseAdjust, H1CaseAdjust{From: strings.ToLower(name), To: name})
+	}
 	if cfg.HardStopAfter > 0 {
 		d.Global.HardStopAfter = haproxyTime(cfg.HardStopAfter)
 	}
@@ -81,10 +84,11 @@ func (r *Renderer) configData(bound bool) *ConfigData {
 			d.Defaults.Options = append(d.Defaults.Options, o.name)
 		}
 	}
+	d.DefaultStatus = 503
 	for _, e := range []struct {
 		status int
 		path   string
-	}{{503, cfg.ErrorFile503}, {404, cfg.ErrorFile404}} {
+	}{{503, cmp.Or(cfg.ErrorFile503, r.abs(errorPage503File))}, {404, cfg.ErrorFile404}} {
 		if e.path != "" {
 			q, _ := quote(e.path)
 			d.Defaults.ErrorFiles = append(d.Defaults.ErrorFiles, ErrorFile{Status: e.status, Path: q})
@@ -111,15 +115,16 @@ func (r *Renderer) configData(bound bool) *ConfigData {
 	}
 	if bound {
 		d.HTTP = &HTTPFrontend{Bind: r.bind(cfg.HTTPPort), AcceptProxy: cfg.UseProxyProtocol,
-			Routing: RoutingData{ExactMap: maps.HTTPExact, PrefixMap: maps.HTTPPrefix, Proto: "http", Redirect: redirectValue, Forwarded: cfg.ForwardedHeaders}}
+			Routing: RoutingData{ExactMap: maps.HTTPExact, PrefixMap: maps.HTTPPrefix, Proto: "http", Redirect: redirectValue,
+				Forwarded: cfg.ForwardedHeaders, ForwardedMap: maps.Forwarded}}
 		if p := cfg.HTTPSRedirectPort; p != 0 && p != 443 {
 			d.HTTP.Routing.RedirectPort = ":" + strconv.Itoa(p)
 		}
 		d.HTTPS = &TLSFrontend{Bind: r.bind(cfg.HTTPSPort), AcceptProxy: cfg.UseProxyProtocol,
 			InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: "be_sni", NoSNIBackend: "be_no_sni"}
 	}
-	tls := RoutingData{ExactMap: maps.HTTPSExact, PrefixMap: maps.HTTPSPrefix, Proto: "https", Forwarded: cfg.ForwardedHeaders,
-		Misdirected: !cfg.DisableHTTP2}
+	tls := RoutingData{ExactMap: maps.HTTPSExact, PrefixMap: maps.HTTPSPrefix, Proto: "https", Misdirected: !cfg.DisableHTTP2,
+		Forwarded: cfg.ForwardedHeaders, ForwardedMap: maps.Forwarded}
 	d.Terminating = []TerminatingFrontend{
 		{Name: "fe_sni", Backend: "be_sni", Bind: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.SNIPort)),
 			DefaultCertificate: r.defaultCert.path, CrtList: maps.CrtList, StrictSNI: cfg.StrictSNI, Routing: tls},

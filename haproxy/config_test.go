@@ -30,6 +30,9 @@ func TestRenderGlobalSettings(t *testing.T) {
 		{name: "max connections", cfg: func(c *dataplane.Config) { c.MaxConnections = 1234 },
 			want: []string{"maxconn 1234"}},
 		{name: "threads", cfg: func(c *dataplane.Config) { c.Threads = 4 }, want: []string{"nbthread 4"}},
+		{name: "header-name cases", cfg: func(c *dataplane.Config) { c.H1CaseAdjust = []string{"X-Request-ID", "Host"} },
+			want: []string{"h1-case-adjust x-request-id X-Request-ID", "h1-case-adjust host Host", "option h1-case-adjust-bogus-client"}},
+		{name: "no header-name cases", unwanted: []string{"option h1-case-adjust-bogus-client"}},
 		{name: "no threads setting", unwanted: []string{"nbthread 0"}},
 		{name: "modern ciphers", cfg: func(c *dataplane.Config) { c.Ciphers = "modern" },
 			want: []string{"ssl-default-bind-ciphers " + cipherProfiles["modern"], "ssl-default-bind-options ssl-min-ver TLSv1.2"}},
@@ -191,10 +194,12 @@ func TestRenderErrorFiles(t *testing.T) {
 		file503, file404 string
 		want, unwanted   []string
 	}{
-		{"none", "", "", []string{`http-request return status 503 content-type text/plain string "Application is not available"`},
-			[]string{"errorfile", "http-request deny"}},
-		{"503", page503, "", []string{"errorfile 503 '" + page503 + "'", "http-request deny deny_status 503"}, []string{"errorfile 404"}},
-		{"404", "", page404, []string{"errorfile 404 '" + page404 + "'", "http-request deny deny_status 404"}, []string{"errorfile 503"}},
+		{"none: the router's own page", "", "", []string{"errorfile 503 'WORKDIR/conf/error-page-503.http'", "http-request deny deny_status 503"},
+			[]string{"errorfile 404"}},
+		{"503", page503, "", []string{"errorfile 503 '" + page503 + "'", "http-request deny deny_status 503"},
+			[]string{"errorfile 404", "errorfile 503 'WORKDIR/conf/error-page-503.http'"}},
+		{"404", "", page404, []string{"errorfile 503 'WORKDIR/conf/error-page-503.http'", "errorfile 404 '" + page404 + "'", "http-request deny deny_status 404"},
+			nil},
 		{"both", page503, page404, []string{"errorfile 503 '" + page503 + "'", "errorfile 404 '" + page404 + "'", "http-request deny deny_status 404"},
 			[]string{"http-request deny deny_status 503"}},
 	}
@@ -203,6 +208,9 @@ func TestRenderErrorFiles(t *testing.T) {
 			r := newTestRenderer(t, func(cfg *dataplane.Config) { cfg.ErrorFile503, cfg.ErrorFile404 = c.file503, c.file404 })
 			out := mustRender(t, r, snapshotOf([]*router.Route{served("ns", "r", "www.example.com")}, eps("ns", "r", "10.0.0.1")))
 			assertLines(t, "haproxy.cfg", string(out.Files[configFile].Data), r.cfg.WorkingDir, c.want, c.unwanted)
+			if own, ok := out.Files[errorPage503File]; ok != (c.file503 == "") || ok && own.Mode != 0o644 {
+				t.Errorf("%s written %v (mode %v), want it exactly when ROUTER_ERRORFILE_503 is unset", errorPage503File, ok, own.Mode)
+			}
 			haproxyCheck(t, r, out)
 		})
 	}

@@ -22,6 +22,9 @@ const (
 	// HAProxy reads CA files only when it loads a configuration, so a
 	// changed CA must change a rendered file to be loaded.
 	destCAFile = "conf/default-destination-ca.pem"
+	// errorPage503File is the router's own 503 page (errorfile 503), unless
+	// ROUTER_ERRORFILE_503 names another.
+	errorPage503File = "conf/error-page-503.http"
 	// Directories of the files of single routes: their own certificates,
 	// destination CA certificates and long IP allowlists.
 	routeCertsDir = "certs"
@@ -53,6 +56,7 @@ const (
 	httpsPrefix
 	sniPassthrough
 	crtList
+	forwardedPolicy
 	numMaps
 )
 
@@ -64,6 +68,9 @@ var mapFiles = [numMaps]string{
 	httpsPrefix:    mapsDir + "/https_prefix.map",
 	sniPassthrough: mapsDir + "/sni_passthrough.map",
 	crtList:        crtListFile,
+	// forwardedPolicy maps backends of routes with their own
+	// set-forwarded-headers policy to it.
+	forwardedPolicy: mapsDir + "/forwarded.map",
 }
 
 // shardFile is the path of backend shard i.

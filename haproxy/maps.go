@@ -68,8 +68,9 @@ func (e *mapEntry) line(b []byte) []byte {
 // routeEntries are the lines a route wants in the keyed files. certFile is
 // its crt-list value: the absolute path of its certificate file, with the
 // entry's SSL options when it has any ("[alpn h2,http/1.1]"), or "" when it
-// has no certificate.
-func routeEntries(rt *router.Route, certFile string) []mapEntry {
+// has no certificate. forwarded is its forwarded-headers policy when it
+// differs from the router's, else "".
+func routeEntries(rt *router.Route, certFile, forwarded string) []mapEntry {
 	if !nameSafe(rt.Host) || !nameSafe(rt.Namespace) || !nameSafe(rt.Name) {
 		return nil
 	}
@@ -106,6 +107,9 @@ func routeEntries(rt *router.Route, certFile string) []mapEntry {
 		}
 	}
 	name := backendName(rt)
+	if forwarded != "" {
+		add(forwardedPolicy, name, forwarded)
+	}
 	switch rt.Termination() {
 	case "":
 		http(httpExact, httpPrefix, name)

@@ -285,3 +285,25 @@ func TestRenderHTTP2(t *testing.T) {
 		haproxyCheck(t, r, out)
 	}
 }
+
+// TestRenderForwardedMap: the forwarded-headers map lists the backends of
+// routes whose set-forwarded-headers annotation differs from
+// ROUTER_SET_FORWARDED_HEADERS (append here), not those that repeat it,
+// nor passthrough routes.
+func TestRenderForwardedMap(t *testing.T) {
+	policy := func(p string) func(*router.Route) {
+		return withOverrides(routecore.Overrides{ForwardedHeaders: routecore.ForwardedHeadersPolicy(p)})
+	}
+	routes := []*router.Route{
+		served("ns", "plain", "plain.example.com"),
+		served("ns", "never", "never.example.com", policy("never")),
+		served("ns", "same", "same.example.com", policy("append")),
+		served("ns", "edge", "edge.example.com", edgeRedirect, policy("replace")),
+		served("ns", "tcp", "tcp.example.com", passthrough, policy("never")),
+	}
+	out := mustRender(t, newTestRenderer(t), snapshotOf(routes))
+	want := "be_edge_http:ns:edge replace\nbe_http:ns:never never\n"
+	if got := string(out.Files[mapFiles[forwardedPolicy]].Data); got != want {
+		t.Errorf("forwarded.map:\n%s\nwant:\n%s", got, want)
+	}
+}

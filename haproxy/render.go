@@ -16,6 +16,7 @@ import (
 
 	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/haproxy/runtime"
+	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
 )
 
@@ -126,7 +127,8 @@ func (r *Renderer) tryTemplates() error {
 		return err
 	}
 	sample := &BackendData{Name: "be_secure:ns:name", Route: "ns/name", Services: []ServiceData{{Namespace: "ns", Name: "svc", Weight: 1}}, Defaults: httpRouteDefault, Balance: "roundrobin",
-		Cookie: &CookieData{Name: "c", Secure: true, SameSite: "None"}, TimeoutServer: "1ms", TimeoutTunnel: "1ms",
+		H1AdjustCase: true,
+		Cookie:       &CookieData{Name: "c", Secure: true, SameSite: "None"}, TimeoutServer: "1ms", TimeoutTunnel: "1ms",
 		AllowList: &AllowListData{Inline: []string{"10.0.0.0/8"}}, RateLimit: &RateLimitData{Store: "conn_cur", ConcurrentTCP: 1, RateTCP: 1, RateHTTP: 1},
 		HSTS: "'max-age=1'", RewritePath: &RewritePathData{Regex: "'^/a(.*)$'", Replacement: "'/b\\1'"}, RequestHeaders: []HeaderAction{{Verb: "set-header", Name: "'a'", Value: "'b'"}},
 		ResponseHeaders: []HeaderAction{{Verb: "del-header", Name: "'a'"}},
@@ -179,6 +181,9 @@ func (r *Renderer) Render(snap router.Snapshot) (*runtime.Output, error) {
 		cfgMode = 0o600
 	}
 	next.set(configFile, runtime.File{Data: cfgText.Bytes(), Mode: cfgMode})
+	if r.cfg.ErrorFile503 == "" {
+		next.set(errorPage503File, runtime.File{Data: errorPage503(), Mode: 0o644})
+	}
 	if defaultPEM != nil {
 		next.set(defaultCrtFile, runtime.File{Data: defaultPEM, Mode: 0o600})
 	}
@@ -450,7 +455,7 @@ func (r *Renderer) renderRoute(in backendInput, buf *bytes.Buffer) (*routeRender
 		}
 	}
 	rr := &routeRender{route: in.route, services: in.services, backend: b.data, groups: b.groups,
-		fragment: bytes.Clone(buf.Bytes()), entries: routeEntries(in.route, certFile), files: b.files}
+		fragment: bytes.Clone(buf.Bytes()), entries: routeEntries(in.route, certFile, r.forwardedOverride(in.route)), files: b.files}
 	switch {
 	case in.refused != "":
 		rr.unservable = in.refused
@@ -460,6 +465,17 @@ func (r *Renderer) renderRoute(in backendInput, buf *bytes.Buffer) (*routeRender
 		rr.unservable = "no request can reach this route: the router has no lookup key for its host and path"
 	}
 	return rr, nil
+}
+
+// forwardedOverride is the route's forwarded-headers policy when its
+// set-forwarded-headers annotation differs from ROUTER_SET_FORWARDED_HEADERS
+// (passthrough routes carry no HTTP), else "".
+func (r *Renderer) forwardedOverride(rt *router.Route) string {
+	f := string(rt.Overrides.ForwardedHeaders)
+	if f == r.cfg.ForwardedHeaders || rt.Termination() == routecore.TLSTerminationPassthrough {
+		return ""
+	}
+	return f
 }
 
 // apply makes the rendered routes current, writing the files into next,

@@ -138,8 +138,8 @@ func fileLines(out *runtime.Output, file, workDir string) []string {
 
 // routingBlock is the expected lookup part of an HTTP frontend.
 func routingBlock(exact, prefix, proto string) string {
-	block := `  option forwardfor
-  http-request del-header Proxy
+	block := `  http-request del-header Proxy
+  http-request del-header X-SSL -m beg
   http-request set-var(txn.host) req.hdr(host),field(1,:),lower,regsub(\.$,)
   http-request set-var-fmt(txn.key) "%[var(txn.host)]%[path]"
   http-request set-var(txn.wkey) var(txn.key),regsub(^[^./]*,*)
@@ -151,9 +151,16 @@ func routingBlock(exact, prefix, proto string) string {
 	if proto == "http" {
 		block += "  http-request redirect location https://%[var(txn.host)]%[pathq] code 302 if { var(txn.be) -m str @redirect-https }\n"
 	}
-	block += `  http-request set-header X-Forwarded-Host %[req.hdr(host)]
-  http-request set-header X-Forwarded-Port %[dst_port]
-  http-request set-header X-Forwarded-Proto PROTO
+	block += `  http-request set-var(txn.fwd) var(txn.be),map_str(WORKDIR/conf/maps/forwarded.map,append)
+  http-request set-header X-Forwarded-For %[src] if { var(txn.fwd) -m str replace }
+  http-request add-header X-Forwarded-For %[src] if { var(txn.fwd) -m str append }
+  http-request add-header X-Forwarded-For %[src] if { var(txn.fwd) -m str if-none } !{ req.hdr(X-Forwarded-For) -m found }
+  http-request set-header X-Forwarded-Host %[req.hdr(host)] if { var(txn.fwd) -m str append replace }
+  http-request set-header X-Forwarded-Port %[dst_port] if { var(txn.fwd) -m str append replace }
+  http-request set-header X-Forwarded-Proto PROTO if { var(txn.fwd) -m str append replace }
+  http-request set-header X-Forwarded-Host %[req.hdr(host)] if { var(txn.fwd) -m str if-none } !{ req.hdr(X-Forwarded-Host) -m found }
+  http-request set-header X-Forwarded-Port %[dst_port] if { var(txn.fwd) -m str if-none } !{ req.hdr(X-Forwarded-Port) -m found }
+  http-request set-header X-Forwarded-Proto PROTO if { var(txn.fwd) -m str if-none } !{ req.hdr(X-Forwarded-Proto) -m found }
   use_backend %[var(txn.be)] if { var(txn.be) -m found }
 `
 	return strings.NewReplacer("EXACT", exact, "PREFIX", prefix, "PROTO", proto).Replace(block)
@@ -186,6 +193,7 @@ defaults common
   timeout http-request 10000ms
   timeout http-keep-alive 300000ms
   timeout tunnel 3600000ms
+  errorfile 503 'WORKDIR/conf/error-page-503.http'
 
 frontend public from common
   bind :18080
@@ -220,7 +228,7 @@ frontend fe_no_sni from common
 ` + routingBlock("https_exact.map", "https_prefix.map", "https") + `  default_backend openshift_default
 
 backend openshift_default from common
-  http-request return status 503 content-type text/plain string "Application is not available"
+  http-request deny deny_status 503
 
 defaults http_route from common
   option redispatch

@@ -67,11 +67,12 @@ type ConfigData struct {
 	Stats *StatsData
 	// Maps are the absolute paths of the lookup maps.
 	Maps MapPaths
-	// DefaultBackend answers requests no route matches (503).
+	// DefaultBackend answers requests no route matches.
 	DefaultBackend string
-	// DefaultStatus is 0 when DefaultBackend answers with the built-in
-	// text 503, else the status it answers with from the errorfile of
-	// Defaults.ErrorFiles (ROUTER_ERRORFILE_404: 404, else 503).
+	// DefaultStatus is the status DefaultBackend answers with, from the
+	// errorfile of Defaults.ErrorFiles: 404 with ROUTER_ERRORFILE_404,
+	// else 503, the page routes without an available endpoint answer with
+	// too.
 	DefaultStatus int
 	// DynamicCookieKey is the key HAProxy derives servers' cookies from
 	// (the router sets it again through the runtime API after adding a
@@ -99,6 +100,17 @@ type GlobalData struct {
 	BufSize, MaxRewrite int
 	// HardStopAfter is the hard-stop-after time, or empty for none.
 	HardStopAfter string
+	// H1CaseAdjust are the header names of ROUTER_H1_CASE_ADJUST: HAProxy
+	// writes HTTP/1 header names in lower case, and these in the case
+	// given, in responses to clients and in the requests of routes with
+	// BackendData.H1AdjustCase.
+	H1CaseAdjust []H1CaseAdjust
+}
+
+// H1CaseAdjust is one header name: From in lower case, To as written to
+// HTTP/1 peers. Both are HTTP tokens, safe to print.
+type H1CaseAdjust struct {
+	From, To string
 }
 
 // SyslogData says where HAProxy logs go.
@@ -125,7 +137,9 @@ type DefaultsData struct {
 	// Options are HAProxy options (dontlognull, http-ignore-probes,
 	// contstats, abortonclose) turned on by the router's settings.
 	Options []string
-	// ErrorFiles replace HAProxy's error pages.
+	// ErrorFiles replace HAProxy's error pages: 503 is the router's own
+	// page (conf/error-page-503.http) or ROUTER_ERRORFILE_503; 404 is
+	// ROUTER_ERRORFILE_404, when set.
 	ErrorFiles []ErrorFile
 }
 
@@ -195,8 +209,6 @@ type TerminatingFrontend struct {
 // routes).
 type RoutingData struct {
 	ExactMap, PrefixMap string
-	// Proto is X-Forwarded-Proto: http or https.
-	Proto string
 	// Redirect is the map value meaning "redirect to https" (plain HTTP
 	// only; empty otherwise).
 	Redirect string
@@ -207,11 +219,16 @@ type RoutingData struct {
 	// connection's SNI name: browsers reuse HTTP/2 connections for every
 	// host the certificate covers, and retry elsewhere after a 421.
 	Misdirected bool
-	// Forwarded is ROUTER_SET_FORWARDED_HEADERS: what happens to the
+	// Proto is X-Forwarded-Proto: http or https.
+	Proto string
+	// Forwarded is ROUTER_SET_FORWARDED_HEADERS, what happens to the
 	// X-Forwarded-For, -Host, -Port and -Proto headers clients send:
-	// append (to X-Forwarded-For; the others are set), replace, if-none
-	// (only added when absent) or never (passed on untouched).
-	Forwarded string
+	// append (the client's address to X-Forwarded-For; the others are
+	// set), replace, if-none (each only added when absent) or never
+	// (passed on untouched). ForwardedMap maps the backends of routes
+	// whose set-forwarded-headers annotation says otherwise to their
+	// policy.
+	Forwarded, ForwardedMap string
 }
 
 // StatsData is the statistics listener.
@@ -223,7 +240,7 @@ type StatsData struct {
 
 // MapPaths are the absolute paths of the lookup maps.
 type MapPaths struct {
-	HTTPExact, HTTPPrefix, HTTPSExact, HTTPSPrefix, SNIPassthrough, CrtList string
+	HTTPExact, HTTPPrefix, HTTPSExact, HTTPSPrefix, SNIPassthrough, CrtList, Forwarded string
 }
 
 // BackendData is the data of the "backend" template: one route's backend.
@@ -243,6 +260,10 @@ type BackendData struct {
 	// Balance is the balance algorithm when it differs from the defaults
 	// section's; empty otherwise.
 	Balance string
+	// H1AdjustCase writes the header names of GlobalData.H1CaseAdjust in
+	// their cases in HTTP/1 requests to the endpoints (the route's
+	// h1-adjust-case annotation; false without ROUTER_H1_CASE_ADJUST).
+	H1AdjustCase bool
 	// Unavailable says why the route cannot be served safely (for
 	// example a destination CA without a certificate); the backend then
 	// has no servers, so HAProxy answers 503 or closes the connection.

@@ -236,11 +236,11 @@ var routerCatalogue = []Annotation{
 	{Key: AnnPathType, Help: "Exact matches spec.path exactly; Prefix (the default) matches it as a path prefix. Other routers always match a prefix.",
 		Default: "Prefix", OnlyFor: onlyHTTP,
 		validate: oneOf("Prefix", "Exact"), apply: func(v string, o *Overrides) { o.ExactPath = v == "Exact" }},
-	{Key: AnnSetForwardedHeaders, Help: "What the router does with the X-Forwarded-For, -Host, -Port and -Proto headers clients send, for this route: append (the client's address to X-Forwarded-For; the others set), replace (all set), if-none (set only when the client sent none) or never (passed on as sent). Validated; routeshift's router does not apply it yet.",
+	{Key: AnnSetForwardedHeaders, Help: "What the router does with the X-Forwarded-For, -Host, -Port and -Proto headers clients send, for this route: append (the client's address to X-Forwarded-For; the others set), replace (all set), if-none (set only when the client sent none) or never (passed on as sent).",
 		Default: "ROUTER_SET_FORWARDED_HEADERS (append)", OnlyFor: onlyHTTP,
 		validate: oneOf(string(ForwardedAppend), string(ForwardedReplace), string(ForwardedIfNone), string(ForwardedNever)),
 		apply:    func(v string, o *Overrides) { o.ForwardedHeaders = ForwardedHeadersPolicy(v) }},
-	{Key: AnnH1AdjustCase, Help: "true writes the header names listed in the router's ROUTER_H1_CASE_ADJUST in the case given there in the HTTP/1 requests the route sends to its endpoints, for endpoints that wrongly expect a case. Validated; routeshift's router does not apply it yet.",
+	{Key: AnnH1AdjustCase, Help: "true writes the header names listed in the router's ROUTER_H1_CASE_ADJUST in the case given there in the HTTP/1 requests the route sends to its endpoints, for endpoints that wrongly expect a case. Without ROUTER_H1_CASE_ADJUST it does nothing.",
 		Default: "false (header names in lower case)", OnlyFor: onlyHTTP,
 		validate: boolean, warn: booleanWarning, apply: func(v string, o *Overrides) { o.H1AdjustCase = isTrue(v) }},
 }

@@ -75,8 +75,13 @@ type Config struct {
 	CompressionMIME   string
 
 	// ForwardedHeaders is append, replace, if-none or never: what the
-	// router does with X-Forwarded-* headers clients send.
+	// router does with X-Forwarded-* headers clients send, unless a route
+	// says otherwise.
 	ForwardedHeaders string
+	// H1CaseAdjust are header names as HTTP/1 peers that wrongly expect a
+	// case must receive them (ROUTER_H1_CASE_ADJUST): in responses to
+	// clients, and in requests of routes that ask for it.
+	H1CaseAdjust []string
 
 	// ErrorFile503 and ErrorFile404 are HTTP responses HAProxy serves
 	// instead of its own 503 and 404 pages; ErrorFile404 also makes

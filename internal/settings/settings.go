@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/net/http/httpguts"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -398,6 +399,11 @@ var Table = []Setting{
 		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.ForwardedHeaders }, "append", "replace", "if-none", "never"),
 	},
 	{
+		Env: "ROUTER_H1_CASE_ADJUST", Flag: "h1-case-adjust", Default: "", Example: "Host,X-Request-ID",
+		Help:  "comma-separated header names in the case HTTP/1 peers that wrongly expect one must get them (HAProxy writes header names in lower case): applied to responses to clients, and to requests of Routes annotated haproxy.router.openshift.io/h1-adjust-case: \"true\"",
+		Parse: headerNames,
+	},
+	{
 		Env: "ROUTER_ERRORFILE_503", Flag: "errorfile-503", Default: "", Example: "/etc/routeshift/errors/503.http",
 		Help:  "file with the complete HTTP response (status line, headers, body) sent instead of HAProxy's 503 page: no route matches, or a route has no available endpoint",
 		Parse: str(func(c *Config) *string { return &c.DataPlane.ErrorFile503 }),
@@ -548,7 +554,6 @@ var Superseded = map[string]string{
 	"ROUTER_CAPTURE_HTTP_COOKIE":           "cookies are not captured into logs; ROUTER_SYSLOG_FORMAT sets what request logs hold",
 	"ROUTER_UNIQUE_ID_HEADER_NAME":         "no unique request ID is added",
 	"ROUTER_UNIQUE_ID_FORMAT":              "no unique request ID is added",
-	"ROUTER_H1_CASE_ADJUST":                "header names reach endpoints as HAProxy writes them (lower case); HTTP requires endpoints to accept any case",
 	"ROUTER_HTTP_REQUEST_HEADERS":          "there are no router-wide header actions; use spec.httpHeaders on Routes",
 	"ROUTER_HTTP_RESPONSE_HEADERS":         "there are no router-wide header actions; use spec.httpHeaders on Routes",
 	"ROUTER_IDLE_CLOSE_ON_RESPONSE":        "not supported",
@@ -760,6 +765,29 @@ func interval(field func(*Config) *time.Duration, example string) func(*Config, 
 		*field(c) = d
 		return nil
 	}
+}
+
+// headerNames accepts a comma-separated list of distinct HTTP header names
+// (tokens), as ROUTER_H1_CASE_ADJUST writes them.
+func headerNames(c *Config, v string) error {
+	var names []string
+	seen := map[string]bool{}
+	for f := range strings.SplitSeq(v, ",") {
+		name := strings.TrimSpace(f)
+		if name == "" {
+			continue
+		}
+		if !httpguts.ValidHeaderFieldName(name) {
+			return fmt.Errorf("%q is not a header name (letters, digits and !#$%%&'*+-.^_`|~)", name)
+		}
+		if seen[strings.ToLower(name)] {
+			return fmt.Errorf("%q is listed twice", name)
+		}
+		seen[strings.ToLower(name)] = true
+		names = append(names, name)
+	}
+	c.DataPlane.H1CaseAdjust = names
+	return nil
 }
 
 // bindPortsAfterSync holds both the router's first publication and the

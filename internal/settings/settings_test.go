@@ -54,7 +54,8 @@ func TestEnvironmentAndFlags(t *testing.T) {
 	}
 
 	bad := map[string]string{"ROUTER_SERVICE_HTTP_PORT": "eighty", "RELOAD_INTERVAL": "100ms", "ROUTER_LOAD_BALANCE_ALGORITHM": "fastest",
-		"ROUTER_DEFAULT_SERVER_TIMEOUT": "30 seconds", "ROUTER_CANONICAL_HOSTNAME": "10.0.0.1"}
+		"ROUTER_DEFAULT_SERVER_TIMEOUT": "30 seconds", "ROUTER_CANONICAL_HOSTNAME": "10.0.0.1", "ROUTER_H1_CASE_ADJUST": "Host, X Custom",
+		"RESYNC_INTERVAL": "never"}
 	fs = pflag.NewFlagSet("router", pflag.ContinueOnError)
 	parse = AddFlags(fs, func(k string) string { return bad[k] })
 	_ = fs.Parse(nil)
@@ -65,6 +66,8 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		`ROUTER_LOAD_BALANCE_ALGORITHM (--load-balance-algorithm) "fastest": use one of roundrobin, leastconn, source, random`,
 		`ROUTER_DEFAULT_SERVER_TIMEOUT (--default-server-timeout) "30 seconds": must be a TimeUnit`,
 		`ROUTER_CANONICAL_HOSTNAME (--router-canonical-hostname) "10.0.0.1": must be a DNS name, not an IP address`,
+		`ROUTER_H1_CASE_ADJUST (--h1-case-adjust) "Host, X Custom": "X Custom" is not a header name`,
+		`RESYNC_INTERVAL (--resync-interval) "never": must be a TimeUnit such as 30m`,
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v\nlacks %q", err, want)
