@@ -153,8 +153,13 @@ type Annotation struct {
 	warn func(value string) string
 }
 
-// Validate checks a value of the annotation, returning nil when it is valid.
+// Validate checks a value of the annotation as ValidateRoute does (no
+// control characters, then the entry's own rule), returning nil when it
+// is valid.
 func (a *Annotation) Validate(path *field.Path, value string) *field.Error {
+	if hasControlCharacter(value) {
+		return field.Invalid(path, value, controlCharacterDetail)
+	}
 	return at(a.validate(value), path)
 }
 
@@ -344,7 +349,7 @@ func annotationErrors(annotations map[string]string, sortedKeys []string, old ma
 // outside the catalogue).
 func checkAnnotationValue(annotations *field.Path, key, v string, a *Annotation) *field.Error {
 	if hasControlCharacter(v) {
-		return field.Invalid(annotations.Key(key), v, "must not contain control characters such as newlines or tabs")
+		return field.Invalid(annotations.Key(key), v, controlCharacterDetail)
 	}
 	if a != nil {
 		if err := a.validate(v); err != nil {
@@ -362,6 +367,10 @@ func sortedKeys(m map[string]string) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// controlCharacterDetail is the error of a router annotation value with a
+// control character, which could end a line of haproxy.cfg.
+const controlCharacterDetail = "must not contain control characters such as newlines or tabs"
 
 func hasControlCharacter(s string) bool {
 	for _, r := range s {

@@ -1,6 +1,7 @@
 package routecore
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -212,5 +213,20 @@ func TestWarnings(t *testing.T) {
 				t.Errorf("Warnings =\n%q\nwant\n%q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestValidateRefusesControlCharacters: an entry's Validate refuses a
+// control character as ValidateRoute does, whatever its own rule would
+// say, so that its callers cannot let a newline through.
+func TestValidateRefusesControlCharacters(t *testing.T) {
+	for _, a := range AnnotationCatalogue {
+		for _, v := range []string{"a\nb", "10.0.0.1\t10.0.0.2", "x\x7f", "x\u0085"} {
+			path := field.NewPath("metadata", "annotations").Key(a.Key)
+			want := fmt.Sprintf("%s: Invalid value: %q: must not contain control characters such as newlines or tabs", path, v)
+			if err := a.Validate(path, v); err == nil || err.Error() != want {
+				t.Errorf("%s: Validate(%q) = %v, want %s", a.Key, v, err, want)
+			}
+		}
 	}
 }
