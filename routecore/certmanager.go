@@ -423,16 +423,15 @@ func issuerKindAndGroup(ann map[string]string) field.ErrorList {
 
 // certificateDurations applies cert-manager's rules: a duration of at
 // least an hour, renew-before of at least 5 minutes and less than the
-// duration (the default duration when none is set).
+// duration (the default duration when none is set). A renew-before is
+// compared with no duration that cannot be read (its own error says so).
 func certificateDurations(ann map[string]string) field.ErrorList {
-	total := cmapi.DefaultCertificateDuration
+	total, totalKnown := cmapi.DefaultCertificateDuration, true
 	var errs field.ErrorList
 	if v, ok := ann[AnnCertDuration]; ok {
 		d, err := time.ParseDuration(v)
-		if err != nil {
-			return nil
-		}
-		if total = d; d < cmapi.MinimumCertificateDuration {
+		total, totalKnown = d, err == nil
+		if totalKnown && d < cmapi.MinimumCertificateDuration {
 			errs = append(errs, field.Invalid(annotationsPath.Key(AnnCertDuration), v,
 				fmt.Sprintf("certificate duration must be greater than %s", cmapi.MinimumCertificateDuration)))
 		}
@@ -444,7 +443,7 @@ func certificateDurations(ann map[string]string) field.ErrorList {
 	case renew < cmapi.MinimumRenewBefore:
 		errs = append(errs, field.Invalid(annotationsPath.Key(AnnCertRenewBefore), v,
 			fmt.Sprintf("certificate renewBefore must be greater than %s", cmapi.MinimumRenewBefore)))
-	case renew >= total:
+	case totalKnown && renew >= total:
 		errs = append(errs, field.Invalid(annotationsPath.Key(AnnCertRenewBefore), v,
 			fmt.Sprintf("certificate duration %s must be greater than renewBefore %s", total, renew)))
 	}

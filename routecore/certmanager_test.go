@@ -106,6 +106,11 @@ func TestCertManagerRules(t *testing.T) {
 		{name: "renew-before within the default duration", route: route(edge, annotated(AnnCertIssuer, "ca", AnnCertRenewBefore, "2159h"))},
 		{name: "renew-before beyond the given duration", route: route(edge, annotated(AnnCertIssuer, "ca", AnnCertDuration, "24h", AnnCertRenewBefore, "24h")),
 			want: []string{ann(AnnCertRenewBefore) + `: Invalid value: "24h": certificate duration 24h0m0s must be greater than renewBefore 24h0m0s`}},
+		{name: "unreadable duration: renew-before still has its minimum", route: route(edge, annotated(AnnCertIssuer, "ca", AnnCertDuration, "90d", AnnCertRenewBefore, "1m")), want: []string{
+			ann(AnnCertDuration) + `: Invalid value: "90d": must be a duration such as 2160h or 90m (cert-manager reads it with Go's time.ParseDuration: time: unknown unit "d" in duration "90d")`,
+			ann(AnnCertRenewBefore) + `: Invalid value: "1m": certificate renewBefore must be greater than 5m0s`}},
+		{name: "unreadable duration: renew-before not compared with it", route: route(edge, annotated(AnnCertIssuer, "ca", AnnCertDuration, "90d", AnnCertRenewBefore, "9000h")), want: []string{
+			ann(AnnCertDuration) + `: Invalid value: "90d": must be a duration such as 2160h or 90m (cert-manager reads it with Go's time.ParseDuration: time: unknown unit "d" in duration "90d")`}},
 		{name: "ECDSA sizes", route: route(edge, annotated(AnnCertIssuer, "ca", AnnCertPrivateKeyAlgorithm, "ECDSA", AnnCertPrivateKeySize, "2048")),
 			want: []string{ann(AnnCertPrivateKeySize) + `: Unsupported value: "2048": supported values: "256", "384", "521"`}},
 		{name: "Ed25519 ignores the size", route: route(edge, annotated(AnnCertIssuer, "ca", AnnCertPrivateKeyAlgorithm, "Ed25519", AnnCertPrivateKeySize, "1"))},
