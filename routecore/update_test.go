@@ -5,6 +5,8 @@ import (
 	"testing"
 )
 
+const annotationKeyMsg = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+
 // TestValidateRouteUpdate pins the update rules: immutability, and the
 // ratchets that keep stored routes editable.
 func TestValidateRouteUpdate(t *testing.T) {
@@ -33,10 +35,23 @@ func TestValidateRouteUpdate(t *testing.T) {
 		{name: "weight rules still apply",
 			old: route(), new: route(func(r *Route) { r.Spec.To.Weight = weight(300) }),
 			want: []string{"spec.to.weight: Invalid value: 300: weight must be an integer between 0 and 256"}},
+		{name: "a bad label is reported once",
+			old: route(), new: route(func(r *Route) { r.Labels = map[string]string{"tier": "front end"} }),
+			want: []string{`metadata.labels: Invalid value: "front end": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`}},
+		{name: "bad annotation keys are reported once each, in key order",
+			old: route(), new: route(withAnnotation("z z", "1"), withAnnotation("a a", "2")),
+			want: []string{
+				`metadata.annotations: Invalid value: "a a": ` + annotationKeyMsg,
+				`metadata.annotations: Invalid value: "z z": ` + annotationKeyMsg}},
+		{name: "annotations over the size limit are reported once",
+			old: route(), new: route(withAnnotation("example.com/blob", strings.Repeat("x", 256*1024))),
+			want: []string{"metadata.annotations: Too long: may not be more than 262144 bytes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sameMessages(t, ValidateRouteUpdate(tt.new, tt.old, ValidateOptions{}), tt.want)
+			for range 10 { // map order must not show
+				sameMessages(t, ValidateRouteUpdate(tt.new, tt.old, ValidateOptions{}), tt.want)
+			}
 		})
 	}
 }
