@@ -48,6 +48,12 @@ type Options struct {
 	KeyType KeyType
 	// IsCA makes a certificate authority.
 	IsCA bool
+	// ClientAuth makes a client certificate (extended key usage client
+	// authentication) instead of a serving one.
+	ClientAuth bool
+	// Organization is the subject's organization; the Kubernetes API
+	// server reads a client certificate's organizations as its groups.
+	Organization []string
 	// SignatureAlgorithm overrides the default (tests of weak signatures).
 	SignatureAlgorithm x509.SignatureAlgorithm
 }
@@ -83,7 +89,7 @@ func Generate(opts Options, issuer *KeyPair) (*KeyPair, error) {
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: opts.CommonName},
+		Subject:               pkix.Name{CommonName: opts.CommonName, Organization: opts.Organization},
 		DNSNames:              opts.DNSNames,
 		IPAddresses:           opts.IPs,
 		NotBefore:             notBefore,
@@ -94,9 +100,12 @@ func Generate(opts Options, issuer *KeyPair) (*KeyPair, error) {
 		IsCA:                  opts.IsCA,
 		SignatureAlgorithm:    opts.SignatureAlgorithm,
 	}
-	if opts.IsCA {
+	switch {
+	case opts.IsCA:
 		tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature
 		tmpl.ExtKeyUsage = nil
+	case opts.ClientAuth:
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 	}
 	parent, signer := tmpl, key
 	if issuer != nil {

@@ -346,6 +346,30 @@ func TestGenerateOptions(t *testing.T) {
 	}
 }
 
+// TestIssueClientCertificate: a client certificate carries its groups as
+// organizations and verifies for client authentication, not serving.
+func TestIssueClientCertificate(t *testing.T) {
+	ca, err := NewCA("client CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp, err := ca.Issue(Options{CommonName: "admin", Organization: []string{"system:masters"}, ClientAuth: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kp.Cert.Subject.Organization; len(got) != 1 || got[0] != "system:masters" {
+		t.Errorf("organization = %q, want [system:masters]", got)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(ca.Cert)
+	if _, err := kp.Cert.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		t.Errorf("does not verify for client authentication: %v", err)
+	}
+	if _, err := kp.Cert.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err == nil {
+		t.Error("a client certificate verifies for serving")
+	}
+}
+
 func TestGenerateSignatureAlgorithm(t *testing.T) {
 	f := testFixtures(t)
 	for _, tc := range []struct {

@@ -34,11 +34,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/yaml"
 
 	"github.com/routeshift/routeshift/ingress"
+	"github.com/routeshift/routeshift/internal/controlplane"
 	"github.com/routeshift/routeshift/internal/freeport"
 	"github.com/routeshift/routeshift/internal/hostaddr"
 	"github.com/routeshift/routeshift/internal/settings"
@@ -124,7 +124,7 @@ type localRun struct {
 	out         io.Writer
 	bin         string
 	log         *os.File
-	env         *envtest.Environment
+	cp          *controlplane.ControlPlane
 	kcm         *exec.Cmd
 	stopKCM     chan struct{}
 	cfg         *rest.Config
@@ -333,22 +333,15 @@ func (r *localRun) startAPIServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.env = &envtest.Environment{
-		BinaryAssetsDirectory:    r.bin,
-		CRDInstallOptions:        envtest.CRDInstallOptions{CRDs: crds},
-		ControlPlaneStartTimeout: 2 * time.Minute,
-		ControlPlaneStopTimeout:  30 * time.Second,
-	}
-	r.env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(r.bin, "etcd"), DataDir: filepath.Join(r.opts.dataDir, "etcd")}
-	r.env.ControlPlane.GetAPIServer().Path = filepath.Join(r.bin, "kube-apiserver")
-	r.env.ControlPlane.GetAPIServer().Out, r.env.ControlPlane.GetAPIServer().Err = r.log, r.log
-	r.env.ControlPlane.Etcd.Out, r.env.ControlPlane.Etcd.Err = r.log, r.log
-	if r.cfg, err = r.env.Start(); err != nil {
+	r.cp, err = controlplane.Start(ctx, controlplane.Options{BinDir: r.bin, DataDir: r.opts.dataDir, Log: r.log, CRDs: crds,
+		StartTimeout: 2 * time.Minute, StopTimeout: 30 * time.Second})
+	if err != nil {
 		return fmt.Errorf("%w; if the data in %s is damaged, run 'routeshift local --clean'", err, r.opts.dataDir)
 	}
+	r.cfg = rest.CopyConfig(r.cp.Config)
 	r.cfg.QPS = -1
 	r.kubecfg = filepath.Join(r.opts.dataDir, "kubeconfig")
-	if err := os.WriteFile(r.kubecfg, r.env.KubeConfig, 0o600); err != nil {
+	if err := os.WriteFile(r.kubecfg, r.cp.Kubeconfig, 0o600); err != nil {
 		return err
 	}
 	r.client, err = client.New(r.cfg, client.Options{Scheme: scheme()})
@@ -698,8 +691,8 @@ func (r *localRun) stop(cancel context.CancelFunc) {
 			_ = syscall.Kill(-r.kcm.Process.Pid, syscall.SIGKILL)
 		}
 	}
-	if r.env != nil {
-		_ = r.env.Stop()
+	if r.cp != nil {
+		_ = r.cp.Stop()
 	}
 	_ = os.Remove(r.pidFile())
 }

@@ -3,10 +3,12 @@ package install
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,21 +97,30 @@ func scrapeNames(url, token string) (map[string]bool, error) {
 // one) reads every pod's /metrics, and every metric the chart's
 // PrometheusRule and dashboards name is among what the manager and the
 // router serve once they have worked (admission, an Ingress converted,
-// traffic served).
+// traffic served). HAProxy's statistics are missing from a scrape while
+// the router cannot read them (during a reload), so the check scrapes
+// again until all are there or the deadline passes.
 func (inst *installation) checkMetrics(t *testing.T) {
 	token := inst.scraperToken(t)
-	served := map[string]bool{}
-	for name, p := range inst.pods {
-		url := fmt.Sprintf("http://127.0.0.1:%d/metrics", p.Ports["metrics"])
-		framework.EventuallyWithin(t, time.Minute, name+" serves /metrics to the scraper", func() error {
-			names, err := scrapeNames(url, token)
+	wanted := monitoredMetrics(t)
+	framework.EventuallyWithin(t, 2*time.Minute, "the manager and the router serve every metric the chart's monitoring names", func() error {
+		served := map[string]bool{}
+		for name, p := range inst.pods {
+			names, err := scrapeNames(fmt.Sprintf("http://127.0.0.1:%d/metrics", p.Ports["metrics"]), token)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
 			maps.Copy(served, names)
-			return err
-		})
-	}
-	for name, where := range monitoredMetrics(t) {
-		if !served[name] {
-			t.Errorf("%s names the metric %s, which neither the manager nor the router serves", where, name)
 		}
-	}
+		var missing []string
+		for _, name := range slices.Sorted(maps.Keys(wanted)) {
+			if !served[name] {
+				missing = append(missing, fmt.Sprintf("%s names the metric %s, which neither the manager nor the router serves", wanted[name], name))
+			}
+		}
+		if len(missing) > 0 {
+			return errors.New(strings.Join(missing, "\n"))
+		}
+		return nil
+	})
 }
