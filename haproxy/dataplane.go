@@ -39,6 +39,8 @@ type DataPlane struct {
 	isolator *isolator
 	// fb hears of the routes the data plane cannot serve.
 	fb router.Feedback
+	// notes are what NewDataPlane adjusted, logged when Serve starts.
+	notes []string
 }
 
 // maxProbed is the most changed routes checked on their own before they
@@ -60,7 +62,22 @@ type DataPlaneOptions struct {
 }
 
 // NewDataPlane checks cfg (see NewRenderer) and returns a data plane.
+//
+// It raises the process's open-file limit to its hard limit, which HAProxy
+// inherits, and lowers ROUTER_MAX_CONNECTIONS to what fits in it (Serve
+// logs that), rather than let HAProxy run out of file descriptors.
 func NewDataPlane(cfg dataplane.Config, opts DataPlaneOptions) (*DataPlane, error) {
+	var notes []string
+	limit, err := runtime.RaiseFileLimit()
+	if err != nil {
+		notes = append(notes, err.Error())
+	}
+	if fit := runtime.FittingMaxConn(cfg.MaxConnections, limit); limit > 0 && fit < cfg.MaxConnections {
+		notes = append(notes, fmt.Sprintf("ROUTER_MAX_CONNECTIONS=%d needs more open files than the limit of %d (2 per connection, "+
+			"and some for health checks and sockets): HAProxy runs with maxconn %d; raise the hard limit (ulimit -Hn, "+
+			"LimitNOFILE, the container runtime's nofile) to allow more", cfg.MaxConnections, limit, fit))
+		cfg.MaxConnections = fit
+	}
 	renderer, err := NewRenderer(cfg)
 	if err != nil {
 		return nil, err
@@ -71,7 +88,7 @@ func NewDataPlane(cfg dataplane.Config, opts DataPlaneOptions) (*DataPlane, erro
 	if haproxy == "" {
 		haproxy = "haproxy"
 	}
-	return &DataPlane{cfg: renderer.cfg, renderer: renderer, process: process, filePoll: 10 * time.Second,
+	return &DataPlane{cfg: renderer.cfg, renderer: renderer, process: process, filePoll: 10 * time.Second, notes: notes,
 		isolator: newIsolator(renderer.cfg, haproxy, renderer.defaultCert.pem, renderer.refusalOf)}, nil
 }
 
@@ -85,6 +102,9 @@ func (d *DataPlane) Stats(ctx context.Context) (string, error) { return d.proces
 // gracefully. Routes it cannot serve are reported to fb.
 func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription, fb router.Feedback) error {
 	d.fb = fb
+	for _, n := range d.notes {
+		logf.FromContext(ctx).WithName("haproxy").Info(n)
+	}
 	if err := d.process.Prepare(); err != nil {
 		return err
 	}

@@ -193,6 +193,7 @@ defaults common
   timeout http-request 10000ms
   timeout http-keep-alive 300000ms
   timeout tunnel 3600000ms
+  option idle-close-on-response
   errorfile 503 'WORKDIR/conf/error-page-503.http'
 
 frontend public from common
@@ -201,6 +202,7 @@ frontend public from common
 
 frontend public_ssl from common
   mode tcp
+  no option idle-close-on-response
   bind :18443
   tcp-request inspect-delay 5000ms
   tcp-request content set-var(txn.sni) req_ssl_sni,lower,regsub(\.$,)

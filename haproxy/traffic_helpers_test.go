@@ -67,6 +67,23 @@ type trafficRouter struct {
 
 	logMu sync.Mutex
 	logs  strings.Builder
+	// haproxyOut is what HAProxy printed (it goes to standard error too).
+	haproxyOut strings.Builder
+}
+
+// Write records HAProxy's output.
+func (r *trafficRouter) Write(p []byte) (int, error) {
+	r.logMu.Lock()
+	defer r.logMu.Unlock()
+	os.Stderr.Write(p)
+	return r.haproxyOut.Write(p)
+}
+
+// haproxyOutput is everything HAProxy has printed.
+func (r *trafficRouter) haproxyOutput() string {
+	r.logMu.Lock()
+	defer r.logMu.Unlock()
+	return r.haproxyOut.String()
 }
 
 // logged is everything the process has logged.
@@ -165,7 +182,7 @@ func (r *trafficRouter) start() *trafficRouter {
 func (r *trafficRouter) launch(beforeRun func()) <-chan error {
 	r.t.Helper()
 	var err error
-	r.p, err = NewDataPlane(r.cfg, DataPlaneOptions{Metrics: r.metrics, Now: r.now})
+	r.p, err = NewDataPlane(r.cfg, DataPlaneOptions{Metrics: r.metrics, Now: r.now, Log: r})
 	if err != nil {
 		r.t.Fatal(err)
 	}

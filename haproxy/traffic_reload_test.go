@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -68,51 +70,6 @@ func (r *trafficRouter) wantHealthChecks(backend string, want ...string) {
 	})
 }
 
-// loadGenerator sends requests for host to the router from several
-// goroutines, half of them on kept-alive connections, and counts replies
-// not from backend want as failures.
-type loadGenerator struct {
-	ok, failed atomic.Int64
-	mu         sync.Mutex
-	errors     []string
-	stop       chan struct{}
-	wg         sync.WaitGroup
-}
-
-func startLoad(r *trafficRouter, host, want string, workers int) *loadGenerator {
-	g := &loadGenerator{stop: make(chan struct{})}
-	for i := range workers {
-		c := r.client(clientOptions{keepAlive: i%2 == 0})
-		g.wg.Go(func() {
-			for {
-				select {
-				case <-g.stop:
-					return
-				default:
-				}
-				x := fetch(c, "http://"+host+"/")
-				if x.served(want) {
-					g.ok.Add(1)
-					continue
-				}
-				g.failed.Add(1)
-				g.mu.Lock()
-				if len(g.errors) < 10 {
-					g.errors = append(g.errors, fmt.Sprintf("%s (keep-alive %v): %v", time.Now().Format("15:04:05.000"), i%2 == 0, x))
-				}
-				g.mu.Unlock()
-			}
-		})
-	}
-	return g
-}
-
-func (g *loadGenerator) finish() (ok, failed int64, errs []string) {
-	close(g.stop)
-	g.wg.Wait()
-	return g.ok.Load(), g.failed.Load(), g.errors
-}
-
 // scaleTo makes bs the endpoints of service ns/svc and waits until
 // requests for host reach exactly them, then checks that they keep doing
 // so.
@@ -163,13 +120,19 @@ func TestTrafficReliability(t *testing.T) {
 	r.endpoints("ns", "churn", churn)
 	r.route(rt("ns", "stable", "stable.example.com", 1, toService("stable")))
 	r.route(rt("ns", "churn", "churn.example.com", 2, toService("churn"), withPath("/v0")))
+	r.route(rt("ns", "stable-tls", "stable-tls.example.com", 5, toService("stable"), terminated(routecore.TLSTerminationEdge, "", nil, nil)))
 	r.start()
 
+	// Clients on kept-alive connections, clients that close each
+	// connection, and clients on kept-alive TLS connections: none may see
+	// a failed request while HAProxy reloads (see startLoad: they never
+	// retry).
 	t.Run("100_reloads_under_load_fail_no_request", func(t *testing.T) {
 		const reloads = 100
 		base := r.reloads()
 		metricBase := r.counterValue(t, "routeshift_router_reloads_total")
-		load := startLoad(r, "stable.example.com", "stable", 4)
+		load := startLoad(r, loadTarget{keepAlive, "stable.example.com", "stable"}, loadTarget{keepAlive, "stable.example.com", "stable"},
+			loadTarget{connectionClose, "stable.example.com", "stable"}, loadTarget{tlsKeepAlive, "stable-tls.example.com", "stable"})
 		start := time.Now()
 		for i := 1; i <= reloads; i++ {
 			switch i % 3 {
@@ -184,13 +147,15 @@ func TestTrafficReliability(t *testing.T) {
 			r.waitReloads(base + i)
 		}
 		took := time.Since(start)
-		ok, failed, errs := load.finish()
-		t.Logf("%d reloads in %v under load: %d requests served, %d failed", reloads, took.Round(time.Millisecond), ok, failed)
-		if failed > 0 {
-			t.Errorf("%d of %d requests failed during reloads; first ones:\n  %s", failed, ok+failed, strings.Join(errs, "\n  "))
+		counts, errs := load.finish()
+		t.Logf("%d reloads in %v under load: %v", reloads, took.Round(time.Millisecond), counts)
+		if failed := counts.failed(); failed > 0 {
+			t.Errorf("%d of %d requests failed during reloads (%v); first ones:\n  %s", failed, failed+counts.served(), counts, strings.Join(errs, "\n  "))
 		}
-		if ok < reloads {
-			t.Errorf("only %d requests were served: the load generator did not run", ok)
+		for _, c := range []loadClient{keepAlive, connectionClose, tlsKeepAlive} {
+			if counts[c][0] < reloads {
+				t.Errorf("%s: only %d requests were served: the client did not run through the reloads", c, counts[c][0])
+			}
 		}
 		if n := r.reloads() - base; n < reloads {
 			t.Errorf("the master reports %d reloads, want at least %d", n, reloads)
@@ -234,6 +199,30 @@ func TestTrafficReliability(t *testing.T) {
 		if r.counterValue(t, "routeshift_router_runtime_updates_total") == updates {
 			t.Error("no endpoint change went through the runtime API")
 		}
+	})
+
+	t.Run("HAProxy_worker_killed_serves_again_within_10s", func(t *testing.T) {
+		workers := childPids(t, r.masterPid())
+		if len(workers) == 0 {
+			t.Fatal("no HAProxy worker")
+		}
+		for _, pid := range workers {
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+		}
+		killed := time.Now()
+		eventually(t, 10*time.Second, "served again after SIGKILL of the HAProxy worker", func() error {
+			if x := r.get("stable.example.com", "/"); !x.served("stable") {
+				return errors.New(x.String())
+			}
+			if _, _, err := r.p.process.Reloads(); err != nil {
+				return fmt.Errorf("the master does not answer: %w", err)
+			}
+			return nil
+		})
+		t.Logf("served again %v after the worker was killed", time.Since(killed).Round(time.Millisecond))
+		wantServed(t, "churn.example.com/v99 after the worker was killed", r.get("churn.example.com", "/v99"), "churn")
 	})
 
 	t.Run("HAProxy_killed_serves_again_within_10s", func(t *testing.T) {
@@ -295,7 +284,7 @@ func TestTrafficRefusedConfiguration(t *testing.T) {
 	wantServed(t, "good.example.com", r.get("good.example.com", "/"), "web")
 
 	failures := r.counterValue(t, "routeshift_router_reload_failures_total")
-	load := startLoad(r, "good.example.com", "web", 2)
+	load := startLoad(r, loadTarget{keepAlive, "good.example.com", "web"}, loadTarget{connectionClose, "good.example.com", "web"})
 	r.route(rt("ns", "broken", "broken.example.com", 2, toService("web")))
 	r.route(rt("ns", "later", "later.example.com", 3, toService("web")))
 	r.publish()
@@ -303,8 +292,8 @@ func TestTrafficRefusedConfiguration(t *testing.T) {
 	r.servedBy("later.example.com", "/", "web")
 	r.wantReloadLogged(t, runtime.Reason{Kind: runtime.ReasonNotLoaded})
 	wantNotServed(t, "broken.example.com", r.get("broken.example.com", "/"))
-	if ok, failed, errs := load.finish(); failed > 0 {
-		t.Errorf("%d of %d requests to the good route failed meanwhile: %q", failed, ok+failed, errs)
+	if counts, errs := load.finish(); counts.failed() > 0 {
+		t.Errorf("requests to the good route failed meanwhile (%v): %q", counts, errs)
 	}
 	// The closed rendering reached the configuration HAProxy checks whole,
 	// which it refused once.
@@ -510,4 +499,27 @@ func TestTrafficReloadInterval(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// childPids are the processes whose parent is pid.
+func childPids(t *testing.T, pid int) []int {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, p := range stats {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, not ')'.
+		fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			child, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			out = append(out, child)
+		}
+	}
+	return out
 }
