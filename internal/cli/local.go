@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/yaml"
 
+	"github.com/routeshift/routeshift/certificates"
 	"github.com/routeshift/routeshift/ingress"
 	"github.com/routeshift/routeshift/internal/controlplane"
 	"github.com/routeshift/routeshift/internal/freeport"
@@ -63,6 +64,7 @@ type localOptions struct {
 	httpPort    int
 	httpsPort   int
 	haproxyPath string
+	certManager bool
 }
 
 func newLocal() *cobra.Command {
@@ -76,6 +78,13 @@ admission webhook, the Ingress-to-Route controller and the router (HAProxy on 12
 and 127.0.0.1:8443) in this process, deploys a demo backend with an Ingress and a Route, waits
 until a request through HAProxy succeeds and the API server publishes the Route's OpenAPI schema
 (which kubectl apply reads), and prints the commands to try it.
+
+With --with-cert-manager, local also installs cert-manager's CRDs and runs its controller
+(both built into --bin-dir by "make tools"), makes a self-signed ClusterIssuer and a CA
+ClusterIssuer ` + LocalCAIssuer + ` on it (the CA's certificate is written to
+<data-dir>/` + localCAFile + `), and deploys a Route annotated
+cert-manager.io/cluster-issuer: ` + LocalCAIssuer + `, which serves the certificate
+cert-manager issues for it; the printed curl command verifies it against the CA.
 
 The cluster's data lives in --data-dir and is kept across runs; --clean starts afresh.
 Ctrl-C stops everything it started.
@@ -105,6 +114,8 @@ after all, local stops with HAProxy's own error.`,
 	f.IntVar(&o.httpPort, "http-port", 8080, "HAProxy's HTTP port")
 	f.IntVar(&o.httpsPort, "https-port", 8443, "HAProxy's HTTPS port")
 	f.StringVar(&o.haproxyPath, "haproxy", "haproxy", "HAProxy binary")
+	f.BoolVar(&o.certManager, "with-cert-manager", false, "also run cert-manager's controller (built into --bin-dir by \"make tools\") with a CA ClusterIssuer "+LocalCAIssuer+
+		" whose certificate is written to <data-dir>/"+localCAFile+", and a demo Route whose certificate it issues (see docs/certificates.md)")
 	return cmd
 }
 
@@ -127,6 +138,9 @@ type localRun struct {
 	cp          *controlplane.ControlPlane
 	kcm         *exec.Cmd
 	stopKCM     chan struct{}
+	// certManager is cert-manager's controller (--with-cert-manager).
+	certManager     *exec.Cmd
+	stopCertManager chan struct{}
 	cfg         *rest.Config
 	client      client.Client
 	kubecfg     string
@@ -147,20 +161,7 @@ func (o *localOptions) run(ctx context.Context, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer r.stop(cancel)
-	steps := []struct {
-		what string
-		do   func(context.Context) error
-	}{
-		{"starting etcd and kube-apiserver (data in " + o.dataDir + ")", r.startAPIServer},
-		{"starting kube-controller-manager", r.startControllerManager},
-		{"installing the Route CRD, RBAC, webhook configurations and the IngressClass", r.install},
-		{"starting the admission webhook and the Ingress-to-Route controller", r.startManager},
-		{"starting the router (HAProxy on " + net.JoinHostPort(o.bind, strconv.Itoa(o.httpPort)) + " and :" + strconv.Itoa(o.httpsPort) + ")", r.startRouter},
-		{"deploying the demo: a backend, an Ingress and a Route", r.deployDemo},
-		{"waiting for the demo to answer through HAProxy", r.waitForDemo},
-		{"waiting for the API server to publish the Route schema (kubectl reads it)", r.waitForRouteSchema},
-	}
-	for _, s := range steps {
+	for _, s := range r.steps() {
 		fmt.Fprintf(out, "==> %s\n", s.what)
 		if err := s.do(ctx); err != nil {
 			return fmt.Errorf("%s: %w (logs: %s)", s.what, err, r.log.Name())
@@ -174,6 +175,39 @@ func (o *localOptions) run(ctx context.Context, out io.Writer) error {
 	case err := <-r.errs:
 		return fmt.Errorf("%w (logs: %s)", err, r.log.Name())
 	}
+}
+
+// step is one step of a run, printed before it starts.
+type step struct {
+	what string
+	do   func(context.Context) error
+}
+
+// steps are the run's steps in order. With --with-cert-manager, its CRDs
+// are installed before the manager starts, so the route-certificates
+// controller finds them at once.
+func (r *localRun) steps() []step {
+	o := r.opts
+	steps := []step{
+		{"starting etcd and kube-apiserver (data in " + o.dataDir + ")", r.startAPIServer},
+		{"starting kube-controller-manager", r.startControllerManager},
+		{"installing the Route CRD, RBAC, webhook configurations and the IngressClass", r.install},
+	}
+	if o.certManager {
+		steps = append(steps,
+			step{"installing cert-manager's CRDs (" + certManagerVersion() + ")", r.installCertManagerCRDs},
+			step{"starting cert-manager's controller", r.startCertManager},
+			step{"making the ClusterIssuer " + LocalCAIssuer + " (CA certificate in " + r.caFile() + ")", r.installIssuers})
+	}
+	steps = append(steps,
+		step{"starting the admission webhook and the controllers", r.startManager},
+		step{"starting the router (HAProxy on " + net.JoinHostPort(o.bind, strconv.Itoa(o.httpPort)) + " and :" + strconv.Itoa(o.httpsPort) + ")", r.startRouter},
+		step{"deploying the demo: a backend, an Ingress and a Route", r.deployDemo},
+		step{"waiting for the demo to answer through HAProxy", r.waitForDemo})
+	if o.certManager {
+		steps = append(steps, step{"waiting for the demo Route secure to serve the certificate cert-manager issues", r.waitForSecureDemo})
+	}
+	return append(steps, step{"waiting for the API server to publish the Route schema (kubectl reads it)", r.waitForRouteSchema})
 }
 
 // prepare checks everything the run needs that can be checked before a
@@ -200,6 +234,11 @@ func (r *localRun) prepare() error {
 		return err
 	}
 	r.bin = bin
+	if o.certManager {
+		if err := checkCertManager(bin); err != nil {
+			return err
+		}
+	}
 	if err := checkHAProxy(o.haproxyPath); err != nil {
 		return err
 	}
@@ -461,7 +500,8 @@ func (r *localRun) startManager(ctx context.Context) error {
 		handlers: webhook.Options{RouteSuffix: localDomain},
 		selfSigned: selfSignedOptions{enabled: true, secret: "routeshift/routeshift-webhook-tls", ips: []net.IP{net.ParseIP("127.0.0.1")},
 			dnsNames: []string{"localhost"}, mutatingConfig: "routeshift", validatingConfig: "routeshift"}}
-	ctl := &ingress.ControllerOptions{Workers: 2}
+	ctl := &controllerOptions{controllers: []string{"*"}, ingress: ingress.ControllerOptions{Workers: 2},
+		certificates: certificates.Options{RouterServiceAccount: webhook.DefaultRouterServiceAccount}}
 	m.leaderElect = false
 	r.background(ctx, "the webhook and controller", func(ctx context.Context) error { return m.start(ctx, r.cfg, wh, ctl) })
 	return waitFor(ctx, 60*time.Second, func() error {
@@ -675,6 +715,9 @@ func (r *localRun) printReady() {
 	fmt.Fprintf(r.out, "  %s get routes -A\n", kubectl)
 	fmt.Fprintf(r.out, "  curl %s\n", r.demoURL(false))
 	fmt.Fprintf(r.out, "  curl -k %s\n", r.demoURL(true))
+	if r.opts.certManager {
+		fmt.Fprintf(r.out, "  curl --cacert %s %s\n", r.caFile(), r.secureURL())
+	}
 	fmt.Fprintf(r.out, "  echo '%s' | %s apply -f -\n\n", invalid, kubectl)
 	fmt.Fprintf(r.out, "Press Ctrl-C to stop.\n")
 }
@@ -683,6 +726,7 @@ func (r *localRun) printReady() {
 func (r *localRun) stop(cancel context.CancelFunc) {
 	cancel()
 	r.wg.Wait()
+	r.stopCertManagerProcess()
 	if r.kcm != nil && r.kcm.Process != nil {
 		_ = r.kcm.Process.Signal(syscall.SIGTERM)
 		select {

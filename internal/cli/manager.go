@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
 	"go.uber.org/zap/zapcore"
@@ -22,6 +23,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/routeshift/routeshift/certificates"
 	"github.com/routeshift/routeshift/ingress"
 	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/internal/version"
@@ -100,17 +102,18 @@ func (o *managerOptions) setupLogging() error {
 	return nil
 }
 
-// scheme knows the built-in types and Routes.
+// scheme knows the built-in types, Routes and cert-manager's types.
 func scheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = routecore.AddToScheme(s)
+	_ = cmapi.AddToScheme(s)
 	return s
 }
 
 // run starts a manager serving the webhooks (wh not nil) and running the
-// Ingress-to-Route controller (ctl not nil), until ctx ends.
-func (o *managerOptions) run(ctx context.Context, wh *webhookOptions, ctl *ingress.ControllerOptions) error {
+// controllers ctl selects (ctl not nil), until ctx ends.
+func (o *managerOptions) run(ctx context.Context, wh *webhookOptions, ctl *controllerOptions) error {
 	if err := o.setupLogging(); err != nil {
 		return err
 	}
@@ -122,8 +125,15 @@ func (o *managerOptions) run(ctx context.Context, wh *webhookOptions, ctl *ingre
 }
 
 // start is run with a rest config at hand (routeshift local).
-func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhookOptions, ctl *ingress.ControllerOptions) error {
+func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhookOptions, ctl *controllerOptions) error {
 	var err error
+	enabled := map[string]bool{}
+	if ctl != nil {
+		if enabled, err = ctl.enabled(); err != nil {
+			return err
+		}
+	}
+	controllers := enabled[ingressController] || enabled[certificatesController]
 	shutdown := 20 * time.Second
 	metricsOpts := metricsserver.Options{BindAddress: o.metricsAddr}
 	switch o.metricsAuth {
@@ -149,13 +159,13 @@ func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhoo
 		HealthProbeBindAddress:  o.probeAddr,
 		PprofBindAddress:        o.pprofAddr,
 		GracefulShutdownTimeout: &shutdown,
-		LeaderElection:          o.leaderElect && ctl != nil,
+		LeaderElection:          o.leaderElect && controllers,
 		LeaderElectionID:        "routeshift-ingress-to-route",
 		LeaderElectionNamespace: o.leaderElectionNS,
 		// Step down at once on shutdown so a standby takes over quickly.
 		LeaderElectionReleaseOnCancel: true,
 	}
-	if ctl != nil {
+	if enabled[ingressController] {
 		opts.Cache = ingress.CacheOptions()
 	}
 	var renew manager.RunnableFunc
@@ -188,18 +198,34 @@ func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhoo
 		}
 		ctrl.Log.Info("serving the Route admission webhooks", "port", wh.port, "certDir", wh.certDir)
 	}
-	if ctl != nil && wh == nil {
+	if controllers && wh == nil {
 		// Without a webhook server to wait for, the controller is ready
 		// when its process answers.
 		if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 			return err
 		}
 	}
-	if ctl != nil {
-		if _, err := ingress.SetupWithManager(ctx, mgr, *ctl); err != nil {
-			return err
-		}
-		ctrl.Log.Info("running the Ingress-to-Route controller", "controllerName", ctl.ControllerName, "leaderElection", opts.LeaderElection)
+	if err := ctl.setup(ctx, mgr, enabled, opts.LeaderElection); err != nil {
+		return err
 	}
 	return mgr.Start(ctx)
+}
+
+// setup adds the enabled controllers to mgr.
+func (ctl *controllerOptions) setup(ctx context.Context, mgr manager.Manager, enabled map[string]bool, leaderElection bool) error {
+	if enabled[ingressController] {
+		if _, err := ingress.SetupWithManager(ctx, mgr, ctl.ingress); err != nil {
+			return err
+		}
+		ctrl.Log.Info("running the Ingress-to-Route controller", "controllerName", ctl.ingress.ControllerName, "leaderElection", leaderElection)
+	}
+	if enabled[certificatesController] {
+		opts := ctl.certificates
+		opts.Workers = ctl.ingress.Workers
+		if err := certificates.SetupWithManager(mgr, opts); err != nil {
+			return err
+		}
+		ctrl.Log.Info("running the route-certificates controller", "routerServiceAccount", opts.RouterServiceAccount, "leaderElection", leaderElection)
+	}
+	return nil
 }
