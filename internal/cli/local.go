@@ -131,23 +131,23 @@ func defaultDataDir() string {
 
 // localRun is one run of `routeshift local`: what it started, to stop.
 type localRun struct {
-	opts        *localOptions
-	out         io.Writer
-	bin         string
-	log         *os.File
-	cp          *controlplane.ControlPlane
-	kcm         *exec.Cmd
-	stopKCM     chan struct{}
+	opts    *localOptions
+	out     io.Writer
+	bin     string
+	log     *os.File
+	cp      *controlplane.ControlPlane
+	kcm     *exec.Cmd
+	stopKCM chan struct{}
 	// certManager is cert-manager's controller (--with-cert-manager).
 	certManager     *exec.Cmd
 	stopCertManager chan struct{}
-	cfg         *rest.Config
-	client      client.Client
-	kubecfg     string
-	wg          sync.WaitGroup
-	errs        chan error
-	demoPort    int
-	webhookPort int
+	cfg             *rest.Config
+	client          client.Client
+	kubecfg         string
+	wg              sync.WaitGroup
+	errs            chan error
+	demoPort        int
+	webhookPort     int
 	// hostIP is the machine's address the demo backend listens on.
 	hostIP string
 }

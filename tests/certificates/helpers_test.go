@@ -36,7 +36,7 @@ const wait = 3 * time.Minute
 const testLabel = "routeshift.test/certificates"
 
 // newClient is an admin client that knows cert-manager's types.
-func newClient(t *testing.T, cp *framework.ControlPlane) client.Client {
+func newClient(t testing.TB, cp *framework.ControlPlane) client.Client {
 	t.Helper()
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, routecore.AddToScheme, cmapi.AddToScheme} {
@@ -53,7 +53,7 @@ func newClient(t *testing.T, cp *framework.ControlPlane) client.Client {
 
 // apply runs kubectl apply with manifest, as a user would, and returns
 // what kubectl printed on standard error (the webhook's warnings).
-func apply(t *testing.T, cp *framework.ControlPlane, manifest string) string {
+func apply(t testing.TB, cp *framework.ControlPlane, manifest string) string {
 	t.Helper()
 	out, errOut, err := cp.KubectlStdin(t, manifest, "apply", "-f", "-")
 	if err != nil {
@@ -65,7 +65,7 @@ func apply(t *testing.T, cp *framework.ControlPlane, manifest string) string {
 // backend is a server on the machine's own address (Kubernetes refuses
 // loopback endpoints) answering name, over TLS with kp when not nil,
 // exposed as Service ns/name with an EndpointSlice.
-func backend(t *testing.T, c client.Client, ns, name string, kp *certs.KeyPair) {
+func backend(t testing.TB, c client.Client, ns, name string, kp *certs.KeyPair) {
 	t.Helper()
 	ip, err := hostaddr.IPv4()
 	if err != nil {
@@ -162,7 +162,7 @@ func waitServed(t *testing.T, r *framework.Router, host, body string, roots *x50
 	return s
 }
 
-func pool(t *testing.T, pemData []byte) *x509.CertPool {
+func pool(t testing.TB, pemData []byte) *x509.CertPool {
 	t.Helper()
 	p := x509.NewCertPool()
 	if !p.AppendCertsFromPEM(pemData) {
@@ -171,7 +171,7 @@ func pool(t *testing.T, pemData []byte) *x509.CertPool {
 	return p
 }
 
-func parseCert(t *testing.T, data []byte) *x509.Certificate {
+func parseCert(t testing.TB, data []byte) *x509.Certificate {
 	t.Helper()
 	block, _ := pem.Decode(data)
 	if block == nil {
@@ -193,7 +193,8 @@ func getRoute(t *testing.T, c client.Client, ns, name string) *routecore.Route {
 	return r
 }
 
-// waitEvents waits until kubectl describe route shows every reason.
+// waitEvents waits until kubectl describe route shows every reason (or
+// any other text).
 func waitEvents(t *testing.T, cp *framework.ControlPlane, ns, name string, reasons ...string) string {
 	t.Helper()
 	var out string
