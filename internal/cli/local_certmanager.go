@@ -108,7 +108,8 @@ func (r *localRun) installCertManagerCRDs(ctx context.Context) error {
 	}
 	return waitFor(ctx, 2*time.Minute, func() error {
 		for _, name := range names {
-			crd := &apiextensionsv1.CustomResourceDefinition{}
+			crd := &unstructured.Unstructured{}
+			crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
 			if err := r.client.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 				return err
 			}
@@ -120,9 +121,11 @@ func (r *localRun) installCertManagerCRDs(ctx context.Context) error {
 	})
 }
 
-func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
-	for _, c := range crd.Status.Conditions {
-		if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+// established reports whether a CRD has condition Established=True.
+func established(crd *unstructured.Unstructured) bool {
+	conditions, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+	for _, c := range conditions {
+		if m, ok := c.(map[string]any); ok && m["type"] == string(apiextensionsv1.Established) && m["status"] == string(apiextensionsv1.ConditionTrue) {
 			return true
 		}
 	}
