@@ -199,10 +199,9 @@ func testReencrypt(t *testing.T, e *env) {
 	}
 }
 
-// testHostChange: a new host updates the Certificate, and cert-manager
-// fills the Secret with a certificate for the new host. (The router
-// serving a Secret that changed under an unchanged Route is the router's
-// part; see docs/certificates.md.)
+// testHostChange: a new host updates the Certificate, cert-manager fills
+// the Secret with a certificate for the new host, and the router serves it
+// (the Route itself changed before the Secret did).
 func testHostChange(t *testing.T, e *env) {
 	backend(t, e.c, e.ns, "moving", nil)
 	apply(t, e.cp, e.routeYAML("moving", "cert-manager.io/issuer: ca", e.host("before"), "moving", "edge", ""))
@@ -219,6 +218,7 @@ func testHostChange(t *testing.T, e *env) {
 		}
 		return nil
 	})
+	waitServed(t, e.router, e.host("after"), "moving", e.roots)
 	out := waitEvents(t, e.cp, e.ns, "moving", certificates.ReasonUpdated)
 	if !strings.Contains(out, "Updated Certificate moving-route-tls for ["+e.host("after")+"]") {
 		t.Errorf("kubectl describe route moving lacks the update:\n%s", out)
