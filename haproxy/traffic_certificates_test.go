@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/routeshift/routeshift/certs"
 	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/router"
 )
 
 // handshakeLoad runs TLS handshakes (each a new connection, verified
@@ -158,4 +160,43 @@ func TestTrafficCertificatesWithoutReload(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestTrafficACMEChallengeBesideRedirect: the route cert-manager's HTTP-01
+// solver gets (through its Ingress) for
+// /.well-known/acme-challenge/<token> on a host whose route redirects
+// plain HTTP to HTTPS (insecureEdgeTerminationPolicy Redirect) is admitted
+// beside it (same namespace, a longer path) and answers over plain HTTP:
+// the redirect takes only the paths no plain-HTTP route serves. The
+// solver's Ingress path is Exact (cert-manager's default) or
+// ImplementationSpecific (a prefix here).
+func TestTrafficACMEChallengeBesideRedirect(t *testing.T) {
+	const challenge = "/.well-known/acme-challenge/5PMRyjvDbvv2Ecm0EmEvpJ4hG6n_rq0BoXgVwNy2lzg"
+	for _, pathType := range []string{"Exact", "Prefix"} {
+		t.Run(pathType, func(t *testing.T) {
+			r := newTrafficRouter(t)
+			web, solver := newBackend(t, "web", nil, nil), newBackend(t, "solver", nil, nil)
+			r.endpoints("ns", "web", web)
+			r.endpoints("ns", "solver", solver)
+			r.route(rt("ns", "app", "www.example.com", 1, toService("web"),
+				terminated(routecore.TLSTerminationEdge, routecore.InsecureEdgeTerminationPolicyRedirect, nil, nil)))
+			r.route(rt("ns", "cm-acme-http-solver-x7k2q", "www.example.com", 2, toService("solver"), withPath(challenge),
+				annotated(routecore.AnnPathType, pathType)))
+			r.start()
+
+			for _, name := range []string{"app", "cm-acme-http-solver-x7k2q"} {
+				if d := r.decision("ns", name); d.Verdict != router.Admitted {
+					t.Errorf("route ns/%s: %v %s %s, want admitted", name, d.Verdict, d.Reason, d.Message)
+				}
+			}
+			wantServed(t, "http://www.example.com"+challenge, r.get("www.example.com", challenge), "solver")
+			for _, path := range []string{"/", "/.well-known/acme-challenge/another-token", challenge + "x"} {
+				x := r.get("www.example.com", path)
+				if want := "https://www.example.com" + path; x.err != nil || x.code != http.StatusFound || x.header.Get("Location") != want {
+					t.Errorf("http://www.example.com%s: %v, Location %q; want a 302 to %s", path, x, x.header.Get("Location"), want)
+				}
+			}
+			wantServed(t, "https://www.example.com/", fetch(r.client(clientOptions{}), "https://www.example.com/"), "web")
+		})
+	}
 }

@@ -111,7 +111,7 @@ func wildcardAllowed(c *AdmissionConfig, r *routecore.Route, _ string) (string, 
 
 // precheck runs admissionRules and, when enabled, the certificate checks.
 // It returns the rejection, or the contender for the route's host.
-func (c *AdmissionConfig) precheck(key string, r *routecore.Route, host string, secret func(name string) *corev1.Secret) (*Decision, *contender) {
+func (c *AdmissionConfig) precheck(key string, r *routecore.Route, host string, secret secretLookup) (*Decision, *contender) {
 	for _, rule := range admissionRules {
 		if reason, message := rule.check(c, r, host); reason != "" {
 			d := &Decision{Verdict: Rejected, Reason: reason, Message: message, Host: host, WildcardPolicy: r.Spec.WildcardPolicy}
@@ -126,9 +126,7 @@ func (c *AdmissionConfig) precheck(key string, r *routecore.Route, host string, 
 	if tls := r.Spec.TLS; tls != nil {
 		ct.tls, ct.passthru = true, tls.Termination == routecore.TLSTerminationPassthrough
 	}
-	if c.ExtendedValidation {
-		ct.certReason, ct.certMessage = certificateRejection(r, secret)
-	}
+	ct.certReason, ct.certMessage = certificateRejection(r, secret, c.ExtendedValidation)
 	return nil, ct
 }
 
@@ -147,23 +145,32 @@ func validationRejection(errs field.ErrorList) (string, string) {
 	return ReasonNotAdmitted, errs.ToAggregate().Error()
 }
 
-// certificateRejection runs the certificate checks on the route's own
-// certificates, or on its external certificate secret's.
-func certificateRejection(r *routecore.Route, secret func(name string) *corev1.Secret) (string, string) {
+// certificateRejection rejects a route whose external certificate secret
+// the router may not read and, when extended (EXTENDED_VALIDATION), runs
+// the certificate checks on the route's own certificates, or on its
+// external certificate secret's.
+func certificateRejection(r *routecore.Route, secret secretLookup, extended bool) (string, string) {
 	tls := r.Spec.TLS
 	if tls == nil {
 		return "", ""
 	}
 	if ext := tls.ExternalCertificate; ext != nil && ext.Name != "" {
-		s := secret(ext.Name)
+		s, unreadable := secret(ext.Name)
 		path := field.NewPath("spec", "tls", "externalCertificate")
 		switch {
+		case unreadable != "":
+			return ReasonExternalCertificateValidation, field.Forbidden(path, unreadable).Error()
+		case !extended:
+			return "", ""
 		case s == nil:
 			return ReasonExternalCertificateValidation, field.NotFound(path, fmt.Sprintf("secrets %q not found", ext.Name)).Error()
 		case s.Type != corev1.SecretTypeTLS:
 			return ReasonExternalCertificateValidation, field.Invalid(path, ext.Name, fmt.Sprintf("secret of type %q required", corev1.SecretTypeTLS)).Error()
 		}
 		r = withExternalCertificate(r, s)
+	}
+	if !extended {
+		return "", ""
 	}
 	if errs := routecore.ValidateCertificates(r); len(errs) > 0 {
 		return ReasonExtendedValidationFailed, errs.ToAggregate().Error()

@@ -9,8 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -54,8 +54,9 @@ type FeedbackFunc func(route *Route, message string)
 func (f FeedbackFunc) NotServable(route *Route, message string) { f(route, message) }
 
 // Router is one router instance: it watches Routes, Namespaces,
-// EndpointSlices, Services and TLS Secrets, judges them in a Store, and
-// publishes snapshots to the status writer and its consumers.
+// EndpointSlices and Services, reads the Secrets its routes name one by
+// one, judges them in a Store, and publishes snapshots to the status
+// writer and its consumers.
 type Router struct {
 	cfg       Config
 	metrics   *Metrics
@@ -63,6 +64,8 @@ type Router struct {
 	store     *Store
 	feed      *Feed
 	events    chan func(*Store)
+	// secrets reads the Secrets routes name (nil: none are read).
+	secrets *secretWatches
 	// stopped is closed when the store loop ends: nobody applies events
 	// any more.
 	stopped chan struct{}
@@ -73,7 +76,9 @@ type Router struct {
 // NewRouter returns a router with an empty store that serves its
 // snapshots to consumers and records its metrics in metrics (nil: none).
 func NewRouter(cfg Config, metrics *Metrics, consumers ...Consumer) *Router {
-	return &Router{cfg: cfg, metrics: metrics, consumers: consumers, store: NewStore(cfg.Admission), feed: &Feed{},
+	store := NewStore(cfg.Admission)
+	store.WatchSecrets()
+	return &Router{cfg: cfg, metrics: metrics, consumers: consumers, store: store, feed: &Feed{},
 		events: make(chan func(*Store), 4096), stopped: make(chan struct{})}
 }
 
@@ -117,6 +122,9 @@ func (r *Router) Run(ctx context.Context, restConfig *rest.Config, opts RunOptio
 	}
 	mgr, err := r.newManager(restConfig, opts)
 	if err != nil {
+		return err
+	}
+	if r.secrets, err = r.newSecretWatches(restConfig); err != nil {
 		return err
 	}
 	if err := r.watch(ctx, mgr.GetCache()); err != nil {
@@ -168,8 +176,6 @@ func (r *Router) newManager(restConfig *rest.Config, opts RunOptions) (manager.M
 			SyncPeriod:       durationOr(r.cfg.ResyncInterval),
 			DefaultTransform: stripManagedFields,
 			ByObject: map[client.Object]cache.ByObject{
-				// Only TLS secrets: external certificates.
-				&corev1.Secret{}: {Field: fields.OneTermEqualSelector("type", string(corev1.SecretTypeTLS))},
 				// Only the ports of Services: what a numeric targetPort names.
 				&corev1.Service{}: {Transform: servicePortsOnly},
 			},
@@ -222,8 +228,6 @@ func (r *Router) watch(ctx context.Context, c cache.Cache) error {
 			}},
 		{&corev1.Service{}, func(s *Store, o client.Object) { s.SetService(o.(*corev1.Service)) },
 			func(s *Store, o client.Object) { s.DeleteService(o.GetNamespace(), o.GetName()) }},
-		{&corev1.Secret{}, func(s *Store, o client.Object) { s.SetSecret(o.(*corev1.Secret)) },
-			func(s *Store, o client.Object) { s.DeleteSecret(o.GetNamespace(), o.GetName()) }},
 	}
 	for _, h := range handlers {
 		inf, err := c.GetInformer(ctx, h.obj)
@@ -259,6 +263,9 @@ func (r *Router) send(o any, apply func(*Store, client.Object)) {
 // (after publishing one empty snapshot, unless ports bind after sync).
 func (r *Router) loop(ctx context.Context, waitForSync func(context.Context) bool) error {
 	defer close(r.stopped)
+	if r.secrets != nil {
+		defer r.secrets.stop()
+	}
 	log := logf.FromContext(ctx).WithName("router")
 	synced := make(chan struct{})
 	go func() {
@@ -296,6 +303,10 @@ func (r *Router) loop(ctx context.Context, waitForSync func(context.Context) boo
 		}
 		if isSynced {
 			r.commit(true)
+			if r.secrets != nil {
+				start, stop := r.store.SecretWatches()
+				r.secrets.sync(ctx, start, stop)
+			}
 		}
 	}
 }
@@ -303,11 +314,30 @@ func (r *Router) loop(ctx context.Context, waitForSync func(context.Context) boo
 func (r *Router) commit(synced bool) {
 	start := time.Now()
 	snap := r.store.Commit(synced)
-	if !snap.Changed.Empty() || snap.Version == 1 || (synced && !r.published) {
+	if !snap.Changed.Empty() || snap.Version == 1 || (snap.Synced && !r.published) {
 		r.feed.Publish(snap)
-		r.published = r.published || synced
+		r.published = r.published || snap.Synced
 	}
 	r.metrics.modelUpdated(time.Since(start).Seconds(), r.store.verdicts, r.store.notServable)
+}
+
+// newSecretWatches reads Secrets with a client of their own, allowed more
+// requests per second than the manager's: a router starting with many
+// routes lists each of their Secrets.
+func (r *Router) newSecretWatches(restConfig *rest.Config) (*secretWatches, error) {
+	cfg := rest.CopyConfig(restConfig)
+	cfg.QPS, cfg.Burst = 200, 400
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return newSecretWatches(cs.CoreV1(), func(ctx context.Context, ev func(*Store)) {
+		select {
+		case r.events <- ev:
+		case <-ctx.Done():
+		case <-r.stopped:
+		}
+	}), nil
 }
 
 // EveryReplica is a runnable that runs on every replica of a router, not

@@ -31,12 +31,19 @@ type Store struct {
 
 	routes      map[string]*routeState
 	byNamespace map[string]map[string]bool // namespace -> route keys
-	bySecret    map[string]map[string]bool // namespace/secret -> route keys
-	namespaces  map[string]labels.Set
-	domains     map[string]*domainState
-	slices      map[string]map[string]*discoveryv1.EndpointSlice // service key -> slice name -> slice
-	ports       map[string][]ServicePort                         // service key -> the Service's ports
-	secrets     map[string]*corev1.Secret
+	// bySecret indexes the routes of the shard by the secrets they name
+	// (spec.tls.externalCertificate): namespace/secret -> route keys.
+	bySecret   map[string]map[string]bool
+	namespaces map[string]labels.Set
+	domains    map[string]*domainState
+	slices     map[string]map[string]*discoveryv1.EndpointSlice // service key -> slice name -> slice
+	ports      map[string][]ServicePort                         // service key -> the Service's ports
+	secrets    map[string]*corev1.Secret
+	// reads, when the secrets are read one by one (WatchSecrets), is what
+	// the store knows of those reads; nil when every secret is given.
+	reads *secretReads
+	// complete is whether a synced snapshot has been committed.
+	complete bool
 
 	dirtyRoutes   map[string]bool
 	dirtyHosts    map[string]map[string]bool // domain -> hosts
@@ -53,7 +60,13 @@ type Store struct {
 
 // routeState is what the Store knows about one Route.
 type routeState struct {
-	route     *routecore.Route
+	route *routecore.Route
+	// judged is the value its contender, decision and served value were
+	// made from: route, or an older value while route waits for a secret
+	// to be read (nil before the route was first judged).
+	judged *routecore.Route
+	// secrets are the keys of the secrets it is indexed under (bySecret).
+	secrets   []string
 	contender *contender // nil when the route competes for nothing
 	decision  Decision
 	decided   bool   // decision has been recorded in a snapshot
@@ -87,12 +100,6 @@ func (s *Store) SetRoute(r *routecore.Route) {
 	} else if unchanged(st.route, r) {
 		return // a resync
 	}
-	if old := externalSecret(st.route); old != "" {
-		removeFromIndex(s.bySecret, key(st.route.Namespace, old), k)
-	}
-	if ext := externalSecret(r); ext != "" {
-		addToIndex(s.bySecret, key(r.Namespace, ext), k)
-	}
 	st.route = r
 	s.dirtyRoutes[k] = true
 }
@@ -106,9 +113,7 @@ func (s *Store) DeleteRoute(namespace, name string) {
 	}
 	s.withdraw(st)
 	removeFromIndex(s.byNamespace, namespace, k)
-	if ext := externalSecret(st.route); ext != "" {
-		removeFromIndex(s.bySecret, key(namespace, ext), k)
-	}
+	s.indexSecrets(k, st)
 	if st.decided {
 		s.count(st.decision, -1)
 	}
@@ -203,6 +208,7 @@ func (s *Store) DeleteService(namespace, name string) {
 // their external certificate care.
 func (s *Store) SetSecret(secret *corev1.Secret) {
 	k := key(secret.Namespace, secret.Name)
+	s.reads.read(k, "")
 	if old := s.secrets[k]; old != nil && unchanged(old, secret) {
 		return // a resync
 	}
@@ -210,9 +216,10 @@ func (s *Store) SetSecret(secret *corev1.Secret) {
 	s.secretChanged(k)
 }
 
-// DeleteSecret records a Secret deleted.
+// DeleteSecret records a Secret deleted, or found missing.
 func (s *Store) DeleteSecret(namespace, name string) {
 	k := key(namespace, name)
+	s.reads.read(k, "")
 	delete(s.secrets, k)
 	s.secretChanged(k)
 }
@@ -230,9 +237,10 @@ func (s *Store) secretChanged(k string) {
 // Commit judges what changed since the last Commit and returns the new
 // snapshot. Routes deleted (and perhaps added again) are cleared first, then
 // what changed is re-judged. synced marks the snapshot as reflecting a complete initial
-// listing of the cluster.
+// listing of the cluster; the first such snapshot also waits until no
+// route waits for its secret to be read (WatchSecrets).
 func (s *Store) Commit(synced bool) Snapshot {
-	next := Snapshot{Version: s.snapshot.Version + 1, Synced: synced, CreatedAt: time.Now(),
+	next := Snapshot{Version: s.snapshot.Version + 1, CreatedAt: time.Now(),
 		Changed: Changes{Routes: map[string]bool{}, Services: map[string]bool{}}}
 	routes, decisions := s.snapshot.Routes.Edit(), s.snapshot.Decisions.Edit()
 	for k := range s.gone {
@@ -269,6 +277,10 @@ func (s *Store) Commit(synced bool) Snapshot {
 		next.Changed.Services[k] = true
 	}
 	next.Routes, next.Decisions, next.Services = routes.Freeze(), decisions.Freeze(), services.Freeze()
+	// Routes waiting for their secret keep the first complete snapshot
+	// back: it would lack them.
+	next.Synced = synced && (s.complete || s.reads.waitingRoutes() == 0)
+	s.complete = next.Synced
 	clear(s.gone)
 	clear(s.dirtyRoutes)
 	clear(s.dirtyHosts)
@@ -279,17 +291,27 @@ func (s *Store) Commit(synced bool) Snapshot {
 }
 
 // reassess re-runs the checks that need no other route, moving the route's
-// contender between domains as needed.
+// contender between domains as needed. A route of the shard that names a
+// secret not read yet waits for it: until then it keeps its former
+// judgement, and a new route has none.
 func (s *Store) reassess(k string, st *routeState, routes *PMapEditor[*Route], decisions *PMapEditor[Decision], changed Changes) {
-	s.withdraw(st)
 	r := st.route
 	nsLabels, nsKnown := s.namespaces[r.Namespace]
-	if !s.cfg.inShard(r, nsLabels, nsKnown) {
+	inShard := s.cfg.inShard(r, nsLabels, nsKnown)
+	if s.waitsForSecret(k, r, inShard) {
+		s.indexSecrets(k, st, r, st.judged)
+		return
+	}
+	st.judged = r
+	s.withdraw(st)
+	if !inShard {
+		s.indexSecrets(k, st)
 		s.decide(k, st, Decision{Verdict: Ignored}, routes, decisions, changed)
 		return
 	}
+	s.indexSecrets(k, st, r)
 	host := s.cfg.effectiveHost(r)
-	rejection, ct := s.cfg.precheck(k, r, host, func(name string) *corev1.Secret { return s.secrets[key(r.Namespace, name)] })
+	rejection, ct := s.cfg.precheck(k, r, host, s.secretOf(r.Namespace))
 	if rejection != nil {
 		s.decide(k, st, *rejection, routes, decisions, changed)
 		return
@@ -390,8 +412,8 @@ func (s *Store) judgeDomain(domain string, hosts map[string]bool, routes *PMapEd
 // RouteNotServable, until its value changes.
 func (s *Store) decide(k string, st *routeState, d Decision, routes *PMapEditor[*Route], decisions *PMapEditor[Decision], changed Changes) {
 	if d.Verdict == Admitted {
-		if st.served == nil || st.servedFor != st.route || st.served.Host != d.Host {
-			st.served, st.servedFor = s.serve(st.route, d.Host), st.route
+		if st.served == nil || st.servedFor != st.judged || st.served.Host != d.Host {
+			st.served, st.servedFor = s.serve(st.judged, d.Host), st.judged
 			routes.Set(k, st.served)
 			changed.Routes[k] = true
 		}

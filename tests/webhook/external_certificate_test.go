@@ -17,7 +17,9 @@ import (
 
 // TestExternalCertificate: a Route naming a secret in
 // spec.tls.externalCertificate is refused unless the router's service
-// account can read the secret and it is a kubernetes.io/tls secret.
+// account can read the secret and it is a kubernetes.io/tls secret. The
+// manifests' RBAC gives the router no Secret: a Role and RoleBinding naming
+// the secret (docs/router.md) do.
 func TestExternalCertificate(t *testing.T) {
 	cp := framework.Cluster(t)
 	ctx := context.Background()
@@ -55,6 +57,17 @@ func TestExternalCertificate(t *testing.T) {
 
 	if _, errOut, err := cp.Kubectl(t, "apply", "-f", filepath.Join(cp.RepoRoot, "manifests", "rbac", "router.yaml")); err != nil {
 		t.Fatal(errOut)
+	}
+	_, errOut, ok = apply(t, cp, manifest("serving"))
+	want = `The Route "ext-serving" is invalid: ` + "\n" +
+		"* spec.tls.externalCertificate: Forbidden: router serviceaccount does not have permission to get this secret\n" +
+		"* spec.tls.externalCertificate: Forbidden: router serviceaccount does not have permission to watch this secret\n" +
+		"* spec.tls.externalCertificate: Forbidden: router serviceaccount does not have permission to list this secret\n"
+	if ok || errOut != want {
+		t.Errorf("with the router's role, which grants no Secret: ok=%v\nstderr: %q\nwant:   %q", ok, errOut, want)
+	}
+	for _, secret := range []string{"missing", "opaque", "serving"} {
+		cp.GrantRouterSecret(t, ns, secret)
 	}
 	cases := []struct{ secret, wantErr, wantOut string }{
 		{"missing", `The Route "ext-missing" is invalid: spec.tls.externalCertificate: Not found: "secrets \"missing\" not found"`, ""},
