@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/routeshift/routeshift/tests/framework"
 )
@@ -51,5 +52,49 @@ func TestLocalWithCertManager(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"externalCertificate":{"name":"secure-route-tls"}`) || strings.Contains(out, `"key"`) {
 		t.Errorf("Route demo/secure spec.tls: %v %s; want externalCertificate secure-route-tls and no key", err, out)
 	}
+	ownRoute(t, env, kubectl, wantCurl)
 	run.interrupt(t, 1)
+}
+
+// shopRoute is the Route of docs/certificates.md's five commands.
+const shopRoute = `apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: shop
+  namespace: demo
+  annotations: {cert-manager.io/cluster-issuer: routeshift-local-ca}
+spec:
+  host: shop.routeshift.localhost
+  to: {kind: Service, name: demo}
+  tls: {termination: edge}
+`
+
+// ownRoute follows docs/certificates.md: a Route of one's own annotated
+// with the local CA ClusterIssuer is described with the controller's
+// events and served with a certificate that verifies against the CA.
+func ownRoute(t *testing.T, env []string, kubectl, demoCurl string) {
+	t.Helper()
+	docs, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(binDir(t))), "docs", "certificates.md"))
+	if err != nil || !strings.Contains(string(docs), shopRoute) {
+		t.Errorf("docs/certificates.md does not show the Route this test applies (%v):\n%s", err, shopRoute)
+	}
+	if out, err := sh(t, env, "echo '"+shopRoute+"' | "+kubectl+" apply -f -"); err != nil {
+		t.Fatalf("kubectl apply: %v\n%s", err, out)
+	}
+	curl := strings.Replace(demoCurl, "https://secure.", "https://shop.", 1)
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		out, err := sh(t, env, curl)
+		if err == nil && strings.Contains(out, "Hello from the routeshift demo: shop.routeshift.localhost") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v\n%s", curl, err, out)
+		}
+		time.Sleep(time.Second)
+	}
+	out, err := sh(t, env, kubectl+" describe route -n demo shop")
+	if err != nil || !strings.Contains(out, "CertificateRequested") || !strings.Contains(out, "CertificateIssued") {
+		t.Errorf("kubectl describe route -n demo shop: %v\n%s", err, out)
+	}
 }
