@@ -485,8 +485,12 @@ func ipListWarning(v string) string {
 	if len(entries) == 0 || strings.Join(entries, " ") == v {
 		return ""
 	}
-	return fmt.Sprintf("has leading, trailing or repeated spaces; routeshift reads the %d entries between them, "+
-		"but OpenShift's router ignores such a list and lets every source in: separate the entries with single spaces", len(entries))
+	read := fmt.Sprintf("the %d entries between them", len(entries))
+	if len(entries) == 1 {
+		read = "its one entry"
+	}
+	return "has leading, trailing or repeated spaces; routeshift reads " + read +
+		", but OpenShift's router ignores such a list and lets every source in: separate the entries with single spaces"
 }
 
 // booleanWarning names the documented spelling of a boolean written in one

@@ -194,6 +194,9 @@ func TestWarnings(t *testing.T) {
 		{name: "allowlist with irregular spaces", route: route(withAnnotation(AnnIPAllowlist, " 10.0.0.1  10.0.0.2 ")),
 			want: []string{"metadata.annotations[haproxy.router.openshift.io/ip_allowlist]: has leading, trailing or repeated spaces; routeshift reads the 2 entries between them, " +
 				"but OpenShift's router ignores such a list and lets every source in: separate the entries with single spaces"}},
+		{name: "allowlist of one entry and a trailing space", route: route(withAnnotation(AnnIPAllowlist, "10.0.0.1 ")),
+			want: []string{"metadata.annotations[haproxy.router.openshift.io/ip_allowlist]: has leading, trailing or repeated spaces; routeshift reads its one entry, " +
+				"but OpenShift's router ignores such a list and lets every source in: separate the entries with single spaces"}},
 		{name: "allowlist with single spaces", route: route(withAnnotation(AnnIPWhitelist, "10.0.0.1 10.0.0.2"))},
 		{name: "blank allowlist (no allowlist, as in OpenShift)", route: route(withAnnotation(AnnIPWhitelist, "  "))},
 		{name: "forwarded headers on passthrough", route: route(withTLS(TLSConfig{Termination: TLSTerminationPassthrough}), withAnnotation(AnnSetForwardedHeaders, "never")),
