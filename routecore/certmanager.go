@@ -337,9 +337,10 @@ func CertificateIssuerKey(annotations map[string]string) string {
 // certManager checks what the cert-manager annotations say together and
 // with the rest of the Route: exactly one issuer, kind and group, durations,
 // key size and algorithm, and a Route that can serve the certificate (TLS,
-// not passthrough, no key of its own, no other external certificate, a
-// name to certify). Values that fail their own check are left to it. On
-// update the rules run only when the annotations or spec.tls changed.
+// not passthrough, no certificate or key of its own, no other external
+// certificate, a name to certify). Values that fail their own check are
+// left to it. On update the rules run only when the annotations or
+// spec.tls changed.
 func (c *check) certManager() field.ErrorList {
 	ann := c.route.Annotations
 	set := certificateKeysSet(ann)
@@ -485,9 +486,15 @@ func (c *check) certificateRoute(key string) field.ErrorList {
 			"%s asks for a certificate, which the router serves only on edge and reencrypt routes: it does not terminate TLS of passthrough routes", key))}
 	}
 	var errs field.ErrorList
-	if tls.Key != "" {
+	// A certificate of its own (its key in key or bundled with it) is what
+	// the router would serve instead of cert-manager's.
+	switch {
+	case tls.Key != "":
 		errs = append(errs, field.Invalid(tlsPath.Child("key"), "redacted key data", fmt.Sprintf(
 			"cannot be combined with %s: remove key and certificate to serve cert-manager's certificate, or the annotation to keep them", key)))
+	case tls.Certificate != "":
+		errs = append(errs, field.Invalid(tlsPath.Child("certificate"), "redacted certificate data", fmt.Sprintf(
+			"cannot be combined with %s: remove the certificate to serve cert-manager's, or the annotation to keep it", key)))
 	}
 	if ext := tls.ExternalCertificate; ext != nil && ext.Name != "" && ext.Name != CertificateSecretName(c.route.Name) {
 		errs = append(errs, field.Invalid(tlsPath.Child("externalCertificate", "name"), ext.Name, fmt.Sprintf(

@@ -120,6 +120,8 @@ func TestCertManagerRules(t *testing.T) {
 			want: []string{`spec.tls.termination: Invalid value: "passthrough": cert-manager.io/cluster-issuer asks for a certificate, which the router serves only on edge and reencrypt routes: it does not terminate TLS of passthrough routes`}},
 		{name: "inline key", route: route(withTLS(TLSConfig{Termination: TLSTerminationEdge, Key: "k", Certificate: "c"}), annotated(AnnCertIssuer, "ca")),
 			want: []string{`spec.tls.key: Invalid value: "redacted key data": cannot be combined with cert-manager.io/issuer: remove key and certificate to serve cert-manager's certificate, or the annotation to keep them`}},
+		{name: "inline certificate, its key bundled", route: route(withTLS(TLSConfig{Termination: TLSTerminationEdge, Certificate: "c\nk"}), annotated(AnnCertIssuer, "ca")),
+			want: []string{`spec.tls.certificate: Invalid value: "redacted certificate data": cannot be combined with cert-manager.io/issuer: remove the certificate to serve cert-manager's, or the annotation to keep it`}},
 		{name: "cert-manager's Secret as external certificate", route: route(withTLS(TLSConfig{Termination: TLSTerminationEdge, ExternalCertificate: &LocalObjectReference{Name: "r-route-tls"}}), annotated(AnnCertIssuer, "ca"))},
 		{name: "another external certificate", route: route(withTLS(TLSConfig{Termination: TLSTerminationEdge, ExternalCertificate: &LocalObjectReference{Name: "mine"}}), annotated(AnnCertIssuer, "ca")),
 			want: []string{`spec.tls.externalCertificate.name: Invalid value: "mine": cert-manager fills Secret r-route-tls for cert-manager.io/issuer: name that Secret, or remove the annotation`}},
