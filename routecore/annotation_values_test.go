@@ -1,6 +1,7 @@
 package routecore
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -312,4 +313,22 @@ func TestCertManagerAnnotationValues(t *testing.T) {
 		{AnnCertSubjectSerialNumber, "any text, at all", ""},
 	}
 	checkValues(t, tests)
+}
+
+// TestControlCharacterRange: C0 controls, DEL and the C1 controls
+// (U+0080 to U+009F) are refused; the characters around them are not.
+func TestControlCharacterRange(t *testing.T) {
+	refused := func(v string) string {
+		return fmt.Sprintf("Invalid value: %q: must not contain control characters such as newlines or tabs", v)
+	}
+	checkValues(t, []valueCase{
+		{AnnCertSubjectSerialNumber, "a\x00", refused("a\x00")},
+		{AnnCertSubjectSerialNumber, "a\x1f", refused("a\x1f")},
+		{AnnCertSubjectSerialNumber, "a ~", ""},
+		{AnnCertSubjectSerialNumber, "a\x7f", refused("a\x7f")},
+		{AnnCertSubjectSerialNumber, "a\u0080", refused("a\u0080")},
+		{AnnCertSubjectSerialNumber, "a\u009f", refused("a\u009f")},
+		{AnnCertSubjectSerialNumber, "a\u00a0", ""},
+		{AnnCertSubjectSerialNumber, "a\u2028", ""},
+	})
 }

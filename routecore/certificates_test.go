@@ -32,3 +32,29 @@ func TestCertificateChecks(t *testing.T) {
 		})
 	}
 }
+
+// TestCertificateShapes: the shapes of certificate material a Route may
+// carry: the key bundled after the certificate, the chain up to its CA in
+// the certificate field, the key first; and what is refused.
+func TestCertificateShapes(t *testing.T) {
+	p := testCerts(t)
+	cert, key, ca := string(p.Leaf.CertPEM), string(p.Leaf.KeyPEM), string(p.CA.CertPEM)
+	tests := []struct {
+		name string
+		tls  TLSConfig
+		want []string
+	}{
+		{"key bundled in the certificate", TLSConfig{Termination: TLSTerminationEdge, Certificate: cert + key}, nil},
+		{"chain in the certificate", TLSConfig{Termination: TLSTerminationEdge, Certificate: cert + ca, Key: key, CACertificate: ca}, nil},
+		{"key before the certificate", TLSConfig{Termination: TLSTerminationReencrypt, Certificate: key + cert}, nil},
+		{"the CA first in the chain", TLSConfig{Termination: TLSTerminationEdge, Certificate: ca + cert, Key: key},
+			[]string{`spec.tls.key: Invalid value: "redacted key data": tls: private key does not match public key`}},
+		{"two keys bundled, the first another's", TLSConfig{Termination: TLSTerminationEdge, Certificate: cert + string(p.Other.KeyPEM) + key},
+			[]string{`spec.tls.key: Invalid value: "redacted key data": tls: private key does not match public key`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sameMessages(t, ValidateRoute(route(withTLS(tt.tls)), ValidateOptions{}), tt.want)
+		})
+	}
+}

@@ -2,6 +2,7 @@ package routecore
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,6 +71,14 @@ func TestRouteCertificateEach(t *testing.T) {
 		})},
 		{AnnCertSubjectPostalCodes, "80331", base(func(s *cmapi.CertificateSpec) { s.Subject = &cmapi.X509Subject{PostalCodes: []string{"80331"}} })},
 		{AnnCertSubjectPostalCodes, `"80331`, base()},
+		{AnnCertIssuerKind, "", base()},
+		{AnnCertIssuerGroup, "AWS", base()},
+		{AnnCertCommonName, strings.Repeat("c", 65), base()},
+		{AnnCertURISANs, "shop/web", base()},
+		{AnnCertEmailSANs, "Ops <ops@example.com>", base()},
+		{AnnCertRenewBefore, "soon", base()},
+		{AnnCertPrivateKeySize, "big", base()},
+		{AnnCertPrivateKeyRotationPolicy, "never", base()},
 		{AnnCertSubjectSerialNumber, "42", base(func(s *cmapi.CertificateSpec) { s.Subject = &cmapi.X509Subject{SerialNumber: "42"} })},
 	}
 	for _, tt := range tests {

@@ -93,6 +93,42 @@ func TestDefault(t *testing.T) {
 		{name: "update never generates", in: bare(func(r *Route) { r.Spec.Subdomain = "frontend" }),
 			old:  defaulted(func(r *Route) { r.Spec.Subdomain = "frontend" }),
 			want: defaulted(func(r *Route) { r.Spec.Subdomain = "frontend" })},
+		{name: "update with no host on either side: none", in: bare(func(r *Route) { r.Spec.Subdomain = "shop" }),
+			old:  defaulted(func(r *Route) { r.Spec.Subdomain = "frontend" }),
+			want: defaulted(func(r *Route) { r.Spec.Subdomain = "shop" })},
+		{name: "update with a new host keeps it", in: bare(func(r *Route) { r.Spec.Host = "new.example.com" }),
+			old:  defaulted(func(r *Route) { r.Spec.Host = "old.example.com" }),
+			want: defaulted(func(r *Route) { r.Spec.Host = "new.example.com" })},
+		{name: "termination in capitals", in: bare(func(r *Route) { r.Spec.Host = "h.example.com"; r.Spec.TLS = &TLSConfig{Termination: "PASSTHROUGH"} }),
+			want: defaulted(func(r *Route) {
+				r.Spec.Host = "h.example.com"
+				r.Spec.TLS = &TLSConfig{Termination: TLSTerminationPassthrough}
+			})},
+		{name: "unknown termination left for validation", in: bare(func(r *Route) { r.Spec.Host = "h.example.com"; r.Spec.TLS = &TLSConfig{Termination: "Bogus"} }),
+			want: defaulted(func(r *Route) { r.Spec.Host = "h.example.com"; r.Spec.TLS = &TLSConfig{Termination: "Bogus"} })},
+		{name: "given kind, weight and policy kept", in: bare(func(r *Route) {
+			r.Spec.Host = "h.example.com"
+			r.Spec.To = RouteTargetReference{Kind: "Pod", Name: "p", Weight: weight(7)}
+			r.Spec.WildcardPolicy = "All"
+		}), want: defaulted(func(r *Route) {
+			r.Spec.Host = "h.example.com"
+			r.Spec.To = RouteTargetReference{Kind: "Pod", Name: "p", Weight: weight(7)}
+			r.Spec.WildcardPolicy = "All"
+		})},
+		{name: "status entry with a policy kept", in: bare(func(r *Route) {
+			r.Spec.Host = "h.example.com"
+			r.Status.Ingress = []RouteIngress{{RouterName: "a", WildcardPolicy: WildcardPolicySubdomain}, {RouterName: "b"}}
+		}), want: defaulted(func(r *Route) {
+			r.Spec.Host = "h.example.com"
+			r.Status.Ingress = []RouteIngress{{RouterName: "a", WildcardPolicy: WildcardPolicySubdomain}, {RouterName: "b", WildcardPolicy: WildcardPolicyNone}}
+		})},
+		{name: "generated host joins other annotations", in: bare(func(r *Route) { r.Annotations = map[string]string{"team": "shop"} }),
+			want: defaulted(func(r *Route) {
+				r.Spec.Host = "no-route-hostname-mynamespace.router.default.svc.cluster.local"
+				r.Annotations = map[string]string{"team": "shop", HostGeneratedAnnotation: "true"}
+			})},
+		{name: "no namespace: no host", in: bare(func(r *Route) { r.Namespace = "" }),
+			want: defaulted(func(r *Route) { r.Namespace = "" })},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -77,6 +77,9 @@ func TestMetadataRulesOnUpdate(t *testing.T) {
 		{"long name, unchanged", route(func(r *Route) { r.Name = long }), route(func(r *Route) { r.Name = long }), nil},
 		{"resource versions on neither", route(), route(), nil},
 		{"resource version on the stored Route only", route(func(r *Route) { r.ResourceVersion = "7" }), route(), nil},
+		{"resource version on the new Route only", route(), route(func(r *Route) { r.ResourceVersion = "8" }), nil},
+		{"uid changed", route(func(r *Route) { r.UID = "a" }), route(func(r *Route) { r.UID = "b" }),
+			[]string{`metadata.uid: Invalid value: "b": field is immutable`}},
 		{"generateName-only rules are for create", route(func(r *Route) { r.GenerateName = strings.Repeat("g", 60) }),
 			route(func(r *Route) { r.GenerateName, r.Spec.Host = strings.Repeat("g", 60), "" }), nil},
 	}

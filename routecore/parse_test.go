@@ -96,6 +96,8 @@ func TestParseAnnotationsPrecedence(t *testing.T) {
 		{"bad allowlist wins over the whitelist", map[string]string{AnnIPWhitelist: "10.0.0.1", AnnIPAllowlist: "nobody"}, Overrides{IPAllowlist: []string{"nobody"}}, 1},
 		{"rate limits without the switch", map[string]string{AnnRateLimitRateHTTP: "10"}, Overrides{RateHTTP: 10}, 0},
 		{"rate limits switched off", map[string]string{AnnRateLimit: "false", AnnRateLimitConcurrentTCP: "10"}, Overrides{ConcurrentTCP: 10}, 0},
+		{"no annotations", nil, Overrides{}, 0},
+		{"only other annotations", map[string]string{"example.com/a": "b", HostGeneratedAnnotation: "true"}, Overrides{}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

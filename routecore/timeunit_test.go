@@ -2,6 +2,7 @@ package routecore
 
 import (
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -34,6 +35,11 @@ func TestParseTimeUnit(t *testing.T) {
 		{in: "1.5s", wantErr: timeUnitHelp},
 		{in: "-5s", wantErr: timeUnitHelp},
 		{in: "5sec", wantErr: timeUnitHelp},
+		{in: "+5s", wantErr: timeUnitHelp},
+		{in: " 5s", wantErr: timeUnitHelp},
+		{in: "5s ", wantErr: timeUnitHelp},
+		{in: "5ns", wantErr: timeUnitHelp},
+		{in: "٥s", wantErr: timeUnitHelp},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -62,6 +68,45 @@ func TestFormatTimeUnit(t *testing.T) {
 		}
 		if back, err := ParseTimeUnit(FormatTimeUnit(d)); err != nil || back != d {
 			t.Errorf("ParseTimeUnit(FormatTimeUnit(%v)) = %v, %v", d, back, err)
+		}
+	}
+}
+
+// TestTimeUnitLimitPerUnit: in every unit, the largest value that fits in
+// MaxTimeUnit is accepted, and one more is too large (and clipped to
+// MaxTimeUnit for the router).
+func TestTimeUnitLimitPerUnit(t *testing.T) {
+	for unit, largest := range map[string]uint64{"us": 2147483647000, "ms": 2147483647, "": 2147483647, "s": 2147483, "m": 35791, "h": 596, "d": 24} {
+		fits := strconv.FormatUint(largest, 10) + unit
+		if d, err := ParseTimeUnit(fits); err != nil || d > MaxTimeUnit || MaxTimeUnit-d >= timeUnitScale[unit] {
+			t.Errorf("ParseTimeUnit(%q) = %v, %v; want the largest value under %v", fits, d, err, MaxTimeUnit)
+		}
+		over := strconv.FormatUint(largest+1, 10) + unit
+		if d, err := ParseTimeUnit(over); !errors.Is(err, ErrTimeUnitTooLarge) || d != MaxTimeUnit {
+			t.Errorf("ParseTimeUnit(%q) = %v, %v; want MaxTimeUnit and ErrTimeUnitTooLarge", over, d, err)
+		}
+	}
+}
+
+// TestFormatTimeUnitUnits: the largest unit that says the duration
+// exactly; what no millisecond says exactly is written in microseconds.
+func TestFormatTimeUnitUnits(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{MaxTimeUnit, "2147483647ms"},
+		{1500 * time.Millisecond, "1500ms"},
+		{1500 * time.Microsecond, "1500us"},
+		{25 * time.Hour, "25h"},
+		{24 * time.Hour, "1d"},
+		{61 * time.Second, "61s"},
+		{120 * time.Second, "2m"},
+		{time.Microsecond, "1us"},
+	}
+	for _, tt := range tests {
+		if got := FormatTimeUnit(tt.d); got != tt.want {
+			t.Errorf("FormatTimeUnit(%v) = %q, want %q", tt.d, got, tt.want)
 		}
 	}
 }
