@@ -121,32 +121,48 @@ func webhookRows() (refused, warned []row, err error) {
 
 // admit asks the webhook's validating handler, in process, about the
 // example as the API server does after mutating admission (the Route
-// defaulted), by exampleUser, with a cluster holding the example's Secret
-// and Route.
+// defaulted), with a cluster holding the example's Secret and Route.
 func (e webhookExample) admit() (admission.Response, error) {
-	scheme := runtime.NewScheme()
-	if err := corev1.AddToScheme(scheme); err != nil {
-		return admission.Response{}, err
-	}
-	if err := routecore.AddToScheme(scheme); err != nil {
-		return admission.Response{}, err
-	}
-	cluster := fake.NewClientBuilder().WithScheme(scheme).WithIndex(&routecore.Route{}, webhook.HostIndex, webhook.IndexRouteHost)
-	var routes client.Reader
-	if e.secret != nil {
-		cluster.WithObjects(e.secret)
-	}
-	if e.holder != nil {
-		cluster.WithObjects(e.holder)
-	}
-	c := cluster.Build()
-	if e.holder != nil {
-		routes = c
-	}
-	srv, err := webhook.New(webhook.Options{}, e.allowed, routes, c, prometheus.NewRegistry())
+	cluster, routes, err := e.cluster()
 	if err != nil {
 		return admission.Response{}, err
 	}
+	srv, err := webhook.New(webhook.Options{}, e.allowed, routes, cluster, prometheus.NewRegistry())
+	if err != nil {
+		return admission.Response{}, err
+	}
+	req, err := e.request()
+	if err != nil {
+		return admission.Response{}, err
+	}
+	ctx := logf.IntoContext(context.Background(), logr.Discard())
+	return srv.ValidatingHandler().Handle(ctx, req), nil
+}
+
+// cluster is what the webhook reads: the example's Secret and, when it
+// has one, the Route holding its host (else no Routes reader, which turns
+// the claim warning off).
+func (e webhookExample) cluster() (secrets, routes client.Reader, err error) {
+	scheme := runtime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		return nil, nil, err
+	}
+	if err := routecore.AddToScheme(scheme); err != nil {
+		return nil, nil, err
+	}
+	b := fake.NewClientBuilder().WithScheme(scheme).WithIndex(&routecore.Route{}, webhook.HostIndex, webhook.IndexRouteHost)
+	if e.secret != nil {
+		b.WithObjects(e.secret)
+	}
+	if e.holder == nil {
+		return b.Build(), nil, nil
+	}
+	c := b.WithObjects(e.holder).Build()
+	return c, c, nil
+}
+
+// request is the admission request for the example, by exampleUser.
+func (e webhookExample) request() (admission.Request, error) {
 	res := e.Run()
 	req := admissionv1.AdmissionRequest{
 		UID:       "example",
@@ -157,15 +173,15 @@ func (e webhookExample) admit() (admission.Response, error) {
 		Operation: admissionv1.Create,
 		UserInfo:  authenticationv1.UserInfo{Username: exampleUser, Groups: []string{"system:authenticated"}},
 	}
+	var err error
 	if req.Object.Raw, err = json.Marshal(res.Route); err != nil {
-		return admission.Response{}, err
+		return admission.Request{}, err
 	}
 	if res.Old != nil {
 		req.Operation = admissionv1.Update
 		if req.OldObject.Raw, err = json.Marshal(res.Old); err != nil {
-			return admission.Response{}, err
+			return admission.Request{}, err
 		}
 	}
-	ctx := logf.IntoContext(context.Background(), logr.Discard())
-	return srv.ValidatingHandler().Handle(ctx, admission.Request{AdmissionRequest: req}), nil
+	return admission.Request{AdmissionRequest: req}, nil
 }
