@@ -83,7 +83,7 @@ func NewDataPlane(cfg dataplane.Config, opts DataPlaneOptions) (*DataPlane, erro
 		return nil, err
 	}
 	process := runtime.New(runtime.Config{WorkingDir: renderer.cfg.WorkingDir, MasterSocket: masterSocket, Dirs: workingDirs,
-		ReloadInterval: cfg.ReloadInterval, HAProxy: opts.HAProxy, Log: opts.Log, Now: opts.Now}, opts.Metrics)
+		ReloadInterval: cfg.ReloadInterval, HAProxy: opts.HAProxy, Log: opts.Log, Now: opts.Now, StopTimeout: cfg.HardStopAfter}, opts.Metrics)
 	haproxy := opts.HAProxy
 	if haproxy == "" {
 		haproxy = "haproxy"
@@ -95,11 +95,17 @@ func NewDataPlane(cfg dataplane.Config, opts DataPlaneOptions) (*DataPlane, erro
 // Ready reports whether HAProxy serves a complete configuration.
 func (d *DataPlane) Ready() bool { return d.process.Ready() }
 
+// StopTimeout is how long stopping HAProxy may take: the requests in
+// progress get ROUTER_HARD_STOP_AFTER to finish (runtime's default when
+// it is empty).
+func (d *DataPlane) StopTimeout() time.Duration { return d.process.StopTimeout() }
+
 // Stats returns the CSV of HAProxy's `show stat`, for the exporter.
 func (d *DataPlane) Stats(ctx context.Context) (string, error) { return d.process.Stats(ctx) }
 
 // Serve serves the snapshots of sub until ctx ends, then stops HAProxy
-// gracefully. Routes it cannot serve are reported to fb.
+// gracefully: it finishes the requests in progress within StopTimeout.
+// Routes it cannot serve are reported to fb.
 func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription, fb router.Feedback) error {
 	d.fb = fb
 	for _, n := range d.notes {
@@ -108,7 +114,7 @@ func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription, fb rout
 	if err := d.process.Prepare(); err != nil {
 		return err
 	}
-	defer d.process.Stop()
+	defer d.process.Stop(ctx)
 	l := d.newLoop(ctx)
 	defer l.stop()
 	snapshots := forward(ctx, sub)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Config is what a router instance is told besides how its data plane
@@ -16,6 +17,14 @@ type Config struct {
 	Namespace string
 	// CanonicalHostname is reported in status (ROUTER_CANONICAL_HOSTNAME).
 	CanonicalHostname string
+	// PublishStatusAddress, a host name or an IP address, is reported in
+	// status when CanonicalHostname is empty
+	// (ROUTER_PUBLISH_STATUS_ADDRESS).
+	PublishStatusAddress string
+	// PublishService is the Service whose load balancer address is
+	// reported in status when both above are empty, followed as it
+	// changes (ROUTER_PUBLISH_SERVICE).
+	PublishService types.NamespacedName
 	// UpdateStatus writes route status (ROUTER_UPDATE_STATUS).
 	UpdateStatus bool
 	// WaitForSync publishes nothing before the caches have synced

@@ -111,6 +111,9 @@ type RunOptions struct {
 	// Runnables are extra components (the health and metrics server)
 	// started with the router.
 	Runnables []manager.Runnable
+	// StopTimeout bounds how long the consumers and runnables may take to
+	// stop once the context ends (0: controller-runtime's default, 30 s).
+	StopTimeout time.Duration
 }
 
 // Run runs the router until ctx ends: caches, the store loop, the status
@@ -134,10 +137,7 @@ func (r *Router) Run(ctx context.Context, restConfig *rest.Config, opts RunOptio
 		return err
 	}
 	if r.cfg.UpdateStatus {
-		w := &StatusWriter{ID: StatusIdentity{RouterName: r.cfg.Name, CanonicalHostname: r.cfg.CanonicalHostname},
-			Client: mgr.GetClient(), Reader: mgr.GetCache(), Snapshots: r.feed.Subscribe(), Metrics: r.metrics,
-			Resync: r.cfg.ResyncInterval}
-		if err := mgr.Add(w); err != nil {
+		if err := r.addStatusWriter(ctx, mgr); err != nil {
 			return err
 		}
 	}
@@ -153,6 +153,20 @@ func (r *Router) Run(ctx context.Context, restConfig *rest.Config, opts RunOptio
 		}
 	}
 	return mgr.Start(ctx)
+}
+
+// addStatusWriter adds the status writer, which follows the published
+// Service's address when there is one.
+func (r *Router) addStatusWriter(ctx context.Context, mgr manager.Manager) error {
+	w := &StatusWriter{ID: r.cfg.StatusIdentity(), Client: mgr.GetClient(), Reader: mgr.GetCache(),
+		Snapshots: r.feed.Subscribe(), Metrics: r.metrics, Resync: r.cfg.ResyncInterval}
+	if svc, ok := r.cfg.PublishedService(); ok {
+		w.AddressFrom = svc
+		if err := followAddress(ctx, mgr.GetCache(), svc, w); err != nil {
+			return err
+		}
+	}
+	return mgr.Add(w)
 }
 
 func (r *Router) newManager(restConfig *rest.Config, opts RunOptions) (manager.Manager, error) {
@@ -176,8 +190,9 @@ func (r *Router) newManager(restConfig *rest.Config, opts RunOptions) (manager.M
 			SyncPeriod:       durationOr(r.cfg.ResyncInterval),
 			DefaultTransform: stripManagedFields,
 			ByObject: map[client.Object]cache.ByObject{
-				// Only the ports of Services: what a numeric targetPort names.
-				&corev1.Service{}: {Transform: servicePortsOnly},
+				// Only the ports of Services, what a numeric targetPort names,
+				// and the published Service's load balancer.
+				&corev1.Service{}: {Transform: servicePortsOnly(r.cfg)},
 			},
 		},
 		LeaderElection:                r.cfg.UpdateStatus,
@@ -187,21 +202,30 @@ func (r *Router) newManager(restConfig *rest.Config, opts RunOptions) (manager.M
 		LeaseDuration:                 durationOr(opts.LeaseDuration),
 		RenewDeadline:                 durationOr(opts.RenewDeadline),
 		RetryPeriod:                   durationOr(opts.RetryPeriod),
+		GracefulShutdownTimeout:       durationOr(opts.StopTimeout),
 	})
 }
 
 // servicePortsOnly keeps of a Service what the Store reads (its name and
-// ports, with their application protocols), so that the cache does not
-// hold every Service whole.
-func servicePortsOnly(o any) (any, error) {
-	svc, ok := o.(*corev1.Service)
-	if !ok {
-		return o, nil
+// ports, with their application protocols), and of the Service whose
+// address the router publishes its load balancer's status, so that the
+// cache does not hold every Service whole.
+func servicePortsOnly(cfg Config) func(any) (any, error) {
+	published, _ := cfg.PublishedService()
+	return func(o any) (any, error) {
+		svc, ok := o.(*corev1.Service)
+		if !ok {
+			return o, nil
+		}
+		kept := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Namespace: svc.Namespace, Name: svc.Name, UID: svc.UID, ResourceVersion: svc.ResourceVersion},
+			Spec:       corev1.ServiceSpec{Ports: svc.Spec.Ports},
+		}
+		if svc.Namespace == published.Namespace && svc.Name == published.Name {
+			kept.Status.LoadBalancer = svc.Status.LoadBalancer
+		}
+		return kept, nil
 	}
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Namespace: svc.Namespace, Name: svc.Name, UID: svc.UID, ResourceVersion: svc.ResourceVersion},
-		Spec:       corev1.ServiceSpec{Ports: svc.Spec.Ports},
-	}, nil
 }
 
 func durationOr(d time.Duration) *time.Duration {

@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -84,6 +85,10 @@ func sameEntry(have, want routecore.RouteIngress, cond routecore.RouteIngressCon
 // on change, at a bounded rate, and a conflict is retried from fresh data.
 type StatusWriter struct {
 	ID StatusIdentity
+	// AddressFrom, when set, is the Service whose load balancer address
+	// (LoadBalancerAddress) replaces ID.CanonicalHostname, read from Reader
+	// at each write; CheckAll tells the writer it changed.
+	AddressFrom types.NamespacedName
 	// Client writes status; Reader reads Routes (the informer cache).
 	Client client.Client
 	Reader client.Reader
@@ -119,8 +124,10 @@ func (w *StatusWriter) Start(ctx context.Context) error {
 	}
 	w.limiter = rate.NewLimiter(rate.Limit(qps), max(1, int(qps*2)))
 	// The queue's own rate limit is only the back-off of failed writes.
+	w.mu.Lock()
 	w.queue = workqueue.NewTypedRateLimitingQueue(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, 30*time.Second))
+	w.mu.Unlock()
 	go func() {
 		<-ctx.Done()
 		w.queue.ShutDown()
@@ -179,6 +186,20 @@ func (w *StatusWriter) watchSnapshots(ctx context.Context) {
 		for k := range snap.Changed.Routes {
 			w.queue.Add(k)
 		}
+	}
+}
+
+// CheckAll checks every route the router knows again, as what the router
+// reports about itself changed. It does nothing before the writer has
+// started and seen the first complete snapshot, which checks them all.
+func (w *StatusWriter) CheckAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.queue == nil || !w.snapshot.Synced {
+		return
+	}
+	for k := range w.snapshot.Decisions.All() {
+		w.queue.Add(k)
 	}
 }
 
@@ -249,6 +270,25 @@ func (w *StatusWriter) desired(ctx context.Context, k string) (route *routecore.
 	if err := w.Reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, route); err != nil {
 		return nil, nil, false, client.IgnoreNotFound(err)
 	}
-	ingress, changed = DesiredStatus(route, d, w.ID, time.Now())
+	id, err := w.identity(ctx)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	ingress, changed = DesiredStatus(route, d, id, time.Now())
 	return route, ingress, changed, nil
+}
+
+// identity is ID, with the address of AddressFrom's load balancer when it
+// is set (none while the Service is missing or has no address).
+func (w *StatusWriter) identity(ctx context.Context) (StatusIdentity, error) {
+	id := w.ID
+	if w.AddressFrom.Name == "" {
+		return id, nil
+	}
+	svc := &corev1.Service{}
+	if err := w.Reader.Get(ctx, w.AddressFrom, svc); client.IgnoreNotFound(err) != nil {
+		return id, fmt.Errorf("reading Service %s for the router's address: %w", w.AddressFrom, err)
+	}
+	id.CanonicalHostname = LoadBalancerAddress(svc)
+	return id, nil
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/routeshift/routeshift/certs"
@@ -280,27 +281,46 @@ func TestStoreServices(t *testing.T) {
 
 // TestServicePortsOnly: the router's cache keeps of a Service its identity
 // and ports (with their appProtocol), what SetService reads, and nothing
-// else.
+// else, but for the load balancer status of the Service whose address the
+// router publishes.
 func TestServicePortsOnly(t *testing.T) {
 	h2c := "kubernetes.io/h2c"
 	ports := []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), AppProtocol: &h2c}}
+	lb := corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "1.2.3.4"}}}
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "u", ResourceVersion: "7",
 			Labels: map[string]string{"a": "b"}, Annotations: map[string]string{"big": "annotation"}},
 		Spec:   corev1.ServiceSpec{Ports: ports, Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.0.10"},
-		Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "1.2.3.4"}}}},
+		Status: corev1.ServiceStatus{LoadBalancer: lb},
 	}
-	got, err := servicePortsOnly(svc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "u", ResourceVersion: "7"},
+	kept := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "u", ResourceVersion: "7"},
 		Spec: corev1.ServiceSpec{Ports: ports}}
-	if !equality.Semantic.DeepEqual(got, want) {
-		t.Errorf("kept %+v, want %+v", got, want)
+	published := kept.DeepCopy()
+	published.Status.LoadBalancer = lb
+	web := types.NamespacedName{Namespace: "ns", Name: "web"}
+	tests := []struct {
+		name string
+		cfg  Config
+		want *corev1.Service
+	}{
+		{"no published Service", Config{}, kept},
+		{"another Service published", Config{PublishService: types.NamespacedName{Namespace: "ns", Name: "router"}}, kept},
+		{"this Service published", Config{PublishService: web}, published},
+		{"a fixed address wins", Config{PublishService: web, PublishStatusAddress: "10.0.0.1"}, kept},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := servicePortsOnly(tt.cfg)(svc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equality.Semantic.DeepEqual(got, tt.want) {
+				t.Errorf("kept %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 	other := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}}
-	if got, _ := servicePortsOnly(other); got != other {
+	if got, _ := servicePortsOnly(Config{})(other); got != other {
 		t.Errorf("another kind of object is changed: %+v", got)
 	}
 }

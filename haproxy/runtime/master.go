@@ -273,9 +273,16 @@ func (p *Process) master(cmd string) (string, error) {
 	return b.String(), sc.Err()
 }
 
-// Stop stops HAProxy: SIGUSR1 lets workers finish their connections; after
-// 10 s it is killed.
-func (p *Process) Stop() {
+// Stop stops HAProxy gracefully. SIGUSR1 to the master soft-stops its
+// workers: they close their listeners at once (new connections are
+// refused) and finish the requests in progress. Connections idle at that
+// moment are closed; a kept-alive connection whose response ends later
+// is not, and would hold a worker until its keep-alive timeout: once no
+// worker has had a request or tunnel in progress for a second
+// (quietPeriod), SIGTERM through the master closes what is left. Workers
+// still busy after StopTimeout get SIGTERM too; a master that does not
+// exit then is killed with its workers.
+func (p *Process) Stop(ctx context.Context) {
 	p.stopping.Store(true)
 	p.setState(p.state.Stopped())
 	p.mu.Lock()
@@ -284,12 +291,91 @@ func (p *Process) Stop() {
 	if cmd == nil {
 		return
 	}
+	log := logf.FromContext(ctx).WithName("haproxy")
+	log.Info("stopping HAProxy: its listeners close and the requests in progress finish", "within", p.cfg.StopTimeout.String())
 	_ = cmd.Process.Signal(syscall.SIGUSR1)
-	select {
-	case <-exited:
-	case <-time.After(10 * time.Second):
+	switch p.waitSoftStop(exited) {
+	case softStopped:
+		log.Info("HAProxy stopped")
+		return
+	case softStopIdle:
+		log.Info("no request in progress any more: closing the idle connections left")
+	case softStopTimedOut:
+		log.Info("HAProxy still has requests in progress: closing their connections", "after", p.cfg.StopTimeout.String())
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if !exitsWithin(exited, 10*time.Second) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
+	}
+}
+
+// softStopEnd is how a soft stop ended.
+type softStopEnd int
+
+const (
+	softStopped softStopEnd = iota
+	softStopIdle
+	softStopTimedOut
+)
+
+// quietPeriod is how long no worker may have had a stream (a request or a
+// tunnel) before the connections left are taken as idle: a connection
+// accepted just before the listeners closed has sent its request (or
+// finished its TLS handshake) by then.
+const quietPeriod = time.Second
+
+// waitSoftStop waits until HAProxy exits, its workers have had no stream
+// for quietPeriod, or StopTimeout has passed.
+func (p *Process) waitSoftStop(exited <-chan struct{}) softStopEnd {
+	const poll = quietPeriod / 4
+	deadline := time.Now().Add(p.cfg.StopTimeout)
+	quiet := 0
+	for time.Now().Before(deadline) {
+		if exitsWithin(exited, min(poll, time.Until(deadline))) {
+			return softStopped
+		}
+		if busy, err := p.busy(); err != nil || busy {
+			quiet = 0
+		} else if quiet++; time.Duration(quiet)*poll >= quietPeriod {
+			return softStopIdle
+		}
+	}
+	return softStopTimedOut
+}
+
+var workerLine = regexp.MustCompile(`(?m)^(\d+)\s+worker\s`)
+
+// busy reports whether a worker, current or left by a reload, has a
+// stream other than a CLI session (fe=GLOBAL, such as this query's own).
+func (p *Process) busy() (bool, error) {
+	out, err := p.master("show proc")
+	if err != nil {
+		return false, err
+	}
+	for _, m := range workerLine.FindAllStringSubmatch(out, -1) {
+		sess, err := p.master("@!" + m[1] + " show sess")
+		if err != nil {
+			return false, err
+		}
+		for line := range strings.SplitSeq(sess, "\n") {
+			if strings.HasPrefix(line, "0x") && !strings.Contains(line, " fe=GLOBAL ") {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// exitsWithin waits up to d for exited to close and reports whether it did.
+func exitsWithin(exited <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-exited:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 

@@ -33,7 +33,15 @@ type Config struct {
 	// Now is the clock RELOAD_INTERVAL is measured with (default:
 	// time.Now).
 	Now func() time.Time
+	// StopTimeout is how long Stop lets HAProxy finish the requests in
+	// progress before it closes their connections (default:
+	// DefaultStopTimeout).
+	StopTimeout time.Duration
 }
+
+// DefaultStopTimeout is how long a stopping HAProxy may finish its
+// requests when nothing else is said: the 30 s OpenShift's router waits.
+const DefaultStopTimeout = 30 * time.Second
 
 // Process runs HAProxy in master-worker mode as a child process and keeps
 // it serving the latest configuration it was given: files are written
@@ -74,6 +82,9 @@ func New(cfg Config, m *Metrics) *Process {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.StopTimeout <= 0 {
+		cfg.StopTimeout = DefaultStopTimeout
 	}
 	if m == nil {
 		m, _ = NewMetrics(nil)
@@ -254,6 +265,10 @@ func (p *Process) Exited() <-chan struct{} {
 	defer p.mu.Unlock()
 	return p.exited
 }
+
+// StopTimeout is how long Stop may wait for HAProxy to finish its
+// requests before it closes their connections.
+func (p *Process) StopTimeout() time.Duration { return p.cfg.StopTimeout }
 
 // Stopping reports whether Stop was called.
 func (p *Process) Stopping() bool { return p.stopping.Load() }

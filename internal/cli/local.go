@@ -533,6 +533,8 @@ func (r *localRun) startRouter(ctx context.Context) error {
 		return err
 	}
 	cfg.Listen.Addr = fmt.Sprintf("127.0.0.1:%d", listen)
+	// No load balancer sends it traffic: Ctrl-C stops it at once.
+	cfg.Listen.DrainPeriod = 0
 	alerts := &bindAlerts{out: r.log}
 	r.background(ctx, "the router", func(ctx context.Context) error {
 		return runRouterWith(ctx, r.cfg, cfg, r.opts.haproxyPath, alerts)

@@ -149,7 +149,7 @@ type renderInput struct {
 // print writes one line per Route, or with -o yaml the Routes with their
 // status, and counts the verdicts.
 func (o *renderOptions) print(ctx context.Context, cfg settings.Config, in *renderInput, snap router.Snapshot, stdout io.Writer) error {
-	id := router.StatusIdentity{RouterName: cfg.Router.Name, CanonicalHostname: cfg.Router.CanonicalHostname}
+	id := cfg.Router.StatusIdentity()
 	var printed []any
 	for _, r := range in.routes {
 		if ctx.Err() != nil {

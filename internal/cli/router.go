@@ -7,7 +7,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/signal"
 	"slices"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -44,6 +47,11 @@ It reports each decision in the Route's status.ingress entry for ROUTER_SERVICE_
 the elected replica writes) and serves /healthz, /healthz/ready and /metrics on
 ROUTER_LISTEN_ADDR (/metrics to whom ROUTER_METRICS_AUTH lets in: by default a bearer
 token whose user may get routers/metrics of this router in route.openshift.io).
+
+On SIGTERM it drains: /healthz/ready answers 503 while HAProxy serves on for
+ROUTER_DRAIN_SECONDS, so that load balancers move clients elsewhere; then HAProxy closes
+its listeners and finishes the requests in progress (within ROUTER_HARD_STOP_AFTER, 30s
+when empty). A second signal skips the rest of the wait.
 
 ` + settingsHelp,
 		Args: cobra.NoArgs,
@@ -106,6 +114,8 @@ func runRouterWith(ctx context.Context, restConfig *rest.Config, cfg settings.Co
 		return err
 	}
 	health := &routerHealth{ready: r.Ready, registry: reg, auth: auth}
+	ctx, stop := drainOnStop(ctx, cfg.Listen.DrainPeriod, &health.draining)
+	defer stop()
 	server := &http.Server{Addr: cfg.Listen.Addr, Handler: health.mux(), ReadHeaderTimeout: 10 * time.Second}
 	serve := router.EveryReplica(func(ctx context.Context) error {
 		go func() {
@@ -121,7 +131,45 @@ func runRouterWith(ctx context.Context, restConfig *rest.Config, cfg settings.Co
 	})
 	ctrl.Log.Info("starting the router", "name", cfg.Router.Name, "namespace", cfg.Router.Namespace, "listen", cfg.Listen.Addr,
 		"http", cfg.DataPlane.HTTPPort, "https", cfg.DataPlane.HTTPSPort)
-	return r.Run(ctx, restConfig, router.RunOptions{Runnables: []manager.Runnable{serve}})
+	// The consumers stop once the drain is over; HAProxy takes up to its
+	// stop timeout to finish the requests in progress.
+	return r.Run(ctx, restConfig, router.RunOptions{Runnables: []manager.Runnable{serve},
+		StopTimeout: dataPlane.StopTimeout() + 10*time.Second})
+}
+
+// drainOnStop returns the context the router runs under. When ctx (ended
+// by SIGTERM or SIGINT) ends, draining is set, which makes /healthz/ready
+// answer 503, and the router keeps serving for period before the returned
+// context ends, so that load balancers and kube-proxy take this replica
+// out of rotation before HAProxy closes its listeners. Another signal
+// meanwhile ends the wait. stop releases what it holds.
+func drainOnStop(ctx context.Context, period time.Duration, draining *atomic.Bool) (run context.Context, stop func()) {
+	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-run.Done():
+			return
+		case <-ctx.Done():
+		}
+		draining.Store(true)
+		// Registered only now: the first signal must not end the drain.
+		again := make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(again)
+		log := ctrl.Log.WithName("router")
+		log.Info("stopping: /healthz/ready answers 503 and HAProxy keeps serving for ROUTER_DRAIN_SECONDS, "+
+			"then finishes the requests in progress; signal again to skip the wait", "drain", period.String())
+		wait := time.NewTimer(period)
+		defer wait.Stop()
+		select {
+		case <-wait.C:
+		case <-again:
+			log.Info("signalled again: stopping without waiting for the rest of the drain")
+		case <-run.Done():
+		}
+		cancel()
+	}()
+	return run, cancel
 }
 
 // newRouterRegistry is the registry of a router's /metrics, with the Go
@@ -154,10 +202,12 @@ func registerExporter(reg prometheus.Registerer, cfg settings.Config, stats func
 }
 
 // routerHealth answers /healthz (the process runs) and /healthz/ready
-// (HAProxy serves the first complete configuration), open to all, and
-// /metrics to those auth lets in.
+// (HAProxy serves the first complete configuration, and the router is not
+// stopping), open to all, and /metrics to those auth lets in.
 type routerHealth struct {
-	ready    func() bool
+	ready func() bool
+	// draining is set once the router is told to stop.
+	draining atomic.Bool
 	registry *prometheus.Registry
 	auth     *metricsAuth
 }
@@ -166,6 +216,10 @@ func (h *routerHealth) mux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/healthz/ready", func(w http.ResponseWriter, _ *http.Request) {
+		if h.draining.Load() {
+			http.Error(w, "the router is stopping: HAProxy serves on until ROUTER_DRAIN_SECONDS have passed", http.StatusServiceUnavailable)
+			return
+		}
 		if !h.ready() {
 			http.Error(w, "HAProxy does not serve a complete configuration yet", http.StatusServiceUnavailable)
 			return

@@ -25,8 +25,10 @@ func TestRouterManifestSettings(t *testing.T) {
 	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
 		env[e.Name] = e.Value
 	}
-	// Ports differ so that the router runs without privileges.
-	changed := map[string]string{"ROUTER_SERVICE_HTTP_PORT": "8080", "ROUTER_SERVICE_HTTPS_PORT": "8443"}
+	// Ports differ so that the router runs without privileges; the
+	// router publishes the address of its own Service.
+	changed := map[string]string{"ROUTER_SERVICE_HTTP_PORT": "8080", "ROUTER_SERVICE_HTTPS_PORT": "8443",
+		"ROUTER_PUBLISH_SERVICE": "routeshift-router"}
 	for _, s := range Table {
 		want, ok := changed[s.Env]
 		if !ok {

@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/net/http/httpguts"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -47,10 +48,13 @@ type Config struct {
 }
 
 // Listen is the router's own HTTP listener: /healthz, /healthz/ready and
-// /metrics.
+// /metrics, and how long its readiness fails before the router stops.
 type Listen struct {
 	// Addr is where it listens (ROUTER_LISTEN_ADDR).
 	Addr string
+	// DrainPeriod is how long the router keeps serving once told to stop,
+	// /healthz/ready answering 503 meanwhile (ROUTER_DRAIN_SECONDS).
+	DrainPeriod time.Duration
 	// MetricsType is "haproxy" (the only type) or "" for router metrics
 	// only.
 	MetricsType string
@@ -103,6 +107,16 @@ var Table = []Setting{
 		Env: "ROUTER_CANONICAL_HOSTNAME", Flag: "router-canonical-hostname", Default: "", Example: "router.apps.example.com",
 		Help:  "host name of the router reported in route status, for CNAME records",
 		Parse: canonicalHostname,
+	},
+	{
+		Env: "ROUTER_PUBLISH_STATUS_ADDRESS", Flag: "publish-status-address", Default: "", Example: "203.0.113.7",
+		Help:  "address (a host name or an IP address) of the router reported in route status, and so in Ingress status, when ROUTER_CANONICAL_HOSTNAME is empty (routeshift extension)",
+		Parse: publishStatusAddress,
+	},
+	{
+		Env: "ROUTER_PUBLISH_SERVICE", Flag: "publish-service", Default: "", Example: "routeshift/routeshift-router",
+		Help:  "Service (NAMESPACE/NAME, or NAME in the router's namespace) whose load balancer address (status.loadBalancer: its host name, else its IP address) is reported in route status, and so in Ingress status, when ROUTER_CANONICAL_HOSTNAME and ROUTER_PUBLISH_STATUS_ADDRESS are empty; it follows the Service as its address changes (routeshift extension)",
+		Parse: publishService,
 	},
 	{
 		Env: "ROUTER_UPDATE_STATUS", Flag: "update-status", Default: "true", Example: "false",
@@ -351,8 +365,13 @@ var Table = []Setting{
 	},
 	{
 		Env: "ROUTER_HARD_STOP_AFTER", Flag: "hard-stop-after", Default: "", Example: "1h",
-		Help:  "time after a reload when HAProxy closes the connections the previous configuration still serves, e.g. 1h (empty: they stay open until they end)",
+		Help:  "time after a reload when HAProxy closes the connections the previous configuration still serves, e.g. 1h (empty: they stay open until they end); also the time a stopping router gives the requests in progress, after ROUTER_DRAIN_SECONDS (empty: 30s)",
 		Parse: optionalTimeUnit(func(c *Config) *time.Duration { return &c.DataPlane.HardStopAfter }),
+	},
+	{
+		Env: "ROUTER_DRAIN_SECONDS", Flag: "drain-seconds", Default: "45", Example: "60",
+		Help:  "seconds a router told to stop (SIGTERM) keeps serving with /healthz/ready answering 503, so that load balancers take it out of rotation before HAProxy closes its listeners and finishes the requests in progress; a second signal ends the wait; 0: no wait (routeshift extension)",
+		Parse: seconds(func(c *Config) *time.Duration { return &c.Listen.DrainPeriod }, 3600),
 	},
 	{
 		Env: "ROUTER_BACKEND_CHECK_INTERVAL", Flag: "backend-check-interval", Default: "5000ms", Example: "10s",
@@ -573,6 +592,7 @@ var Superseded = map[string]string{
 	"ROUTER_BLUEPRINT_ROUTE_LABELS":        "there are no blueprint routes: server slots are sized per route",
 	"ROUTER_BLUEPRINT_ROUTE_POOL_SIZE":     "there are no blueprint routes: server slots are sized per route",
 	"ROUTER_MAX_DYNAMIC_SERVERS":           "there are no blueprint routes: server slots are sized per route",
+	"ROUTER_GRACEFUL_SHUTDOWN_DELAY":       "ROUTER_DRAIN_SECONDS sets how long a stopping router serves on (45 by default, as OpenShift's delay)",
 }
 
 // CheckUnsupported refuses OpenShift router variables routeshift does not
@@ -628,6 +648,9 @@ func AddFlags(fs *pflag.FlagSet, getenv func(string) string) func() (Config, err
 		}
 		if c.Router.Namespace == "" {
 			c.Router.Namespace = getenv("POD_NAMESPACE")
+		}
+		if err := resolvePublishService(&c.Router); err != nil {
+			errs = append(errs, err)
 		}
 		if err := c.Listen.resolveMetricsAuth(c.DataPlane); err != nil {
 			errs = append(errs, err)
@@ -736,6 +759,18 @@ func positive(field func(*Config) *int) func(*Config, string) error {
 
 func nonNegative(field func(*Config) *int) func(*Config, string) error {
 	return integer(field, 0, 4096, "a whole number from 0 to 4096")
+}
+
+// seconds is a whole number of seconds from 0 to maximum.
+func seconds(field func(*Config) *time.Duration, maximum int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > maximum {
+			return fmt.Errorf("must be a whole number of seconds from 0 to %d", maximum)
+		}
+		*field(c) = time.Duration(n) * time.Second
+		return nil
+	}
 }
 
 func timeUnit(field func(*Config) *time.Duration) func(*Config, string) error {
@@ -876,6 +911,42 @@ func canonicalHostname(c *Config, v string) error {
 		return errors.New("must be a DNS name, not an IP address")
 	}
 	c.Router.CanonicalHostname = v
+	return nil
+}
+
+// publishStatusAddress is a host name or an IP address.
+func publishStatusAddress(c *Config, v string) error {
+	if v != "" && net.ParseIP(v) == nil && len(validation.IsDNS1123Subdomain(v)) > 0 {
+		return errors.New("must be a DNS name or an IP address")
+	}
+	c.Router.PublishStatusAddress = v
+	return nil
+}
+
+// publishService is NAMESPACE/NAME or NAME; resolvePublishService fills
+// the namespace of the latter in.
+func publishService(c *Config, v string) error {
+	ns, name, found := strings.Cut(v, "/")
+	if !found {
+		ns, name = "", v
+	}
+	if v != "" && (found && len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1035Label(name)) > 0) {
+		return errors.New("must be NAMESPACE/NAME or NAME of a Service")
+	}
+	c.Router.PublishService = types.NamespacedName{Namespace: ns, Name: name}
+	return nil
+}
+
+// resolvePublishService puts a ROUTER_PUBLISH_SERVICE given by name alone
+// in the router's namespace.
+func resolvePublishService(r *router.Config) error {
+	if r.PublishService.Name == "" || r.PublishService.Namespace != "" {
+		return nil
+	}
+	if r.Namespace == "" {
+		return fmt.Errorf("ROUTER_PUBLISH_SERVICE (--publish-service) %q: name the namespace (NAMESPACE/NAME), or set ROUTER_SERVICE_NAMESPACE", r.PublishService.Name)
+	}
+	r.PublishService.Namespace = r.Namespace
 	return nil
 }
 

@@ -247,3 +247,87 @@ func parseEnv(t *testing.T, env map[string]string) (Config, error) {
 	}
 	return parse()
 }
+
+// TestDrainSeconds: ROUTER_DRAIN_SECONDS is a whole number of seconds,
+// 45 by default (OpenShift's router waits 45 s after SIGTERM).
+func TestDrainSeconds(t *testing.T) {
+	if got := Defaults().Listen.DrainPeriod; got != 45*time.Second {
+		t.Errorf("default drain %v, want 45s", got)
+	}
+	tests := []struct {
+		value   string
+		want    time.Duration
+		wantErr string
+	}{
+		{value: "0", want: 0},
+		{value: "90", want: 90 * time.Second},
+		{value: "45s", wantErr: `ROUTER_DRAIN_SECONDS (--drain-seconds) "45s": must be a whole number of seconds from 0 to 3600`},
+		{value: "-1", wantErr: `ROUTER_DRAIN_SECONDS (--drain-seconds) "-1": must be a whole number of seconds from 0 to 3600`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
+			parse := AddFlags(fs, func(k string) string { return map[string]string{"ROUTER_DRAIN_SECONDS": tt.value}[k] })
+			c, err := parse()
+			switch {
+			case tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr):
+				t.Errorf("error %v, want %q", err, tt.wantErr)
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("error %v", err)
+			case tt.wantErr == "" && c.Listen.DrainPeriod != tt.want:
+				t.Errorf("drain %v, want %v", c.Listen.DrainPeriod, tt.want)
+			}
+		})
+	}
+}
+
+// TestPublishSettings: ROUTER_PUBLISH_SERVICE names a Service as
+// NAMESPACE/NAME or NAME in the router's namespace;
+// ROUTER_PUBLISH_STATUS_ADDRESS is a host name or an IP address.
+func TestPublishSettings(t *testing.T) {
+	tests := []struct {
+		name        string
+		env         map[string]string
+		wantService string
+		wantAddress string
+		wantErr     string
+	}{
+		{name: "none", env: map[string]string{}},
+		{name: "namespace/name", env: map[string]string{"ROUTER_PUBLISH_SERVICE": "edge/router"}, wantService: "edge/router"},
+		{name: "name in ROUTER_SERVICE_NAMESPACE", env: map[string]string{"ROUTER_PUBLISH_SERVICE": "router", "ROUTER_SERVICE_NAMESPACE": "edge"},
+			wantService: "edge/router"},
+		{name: "name in POD_NAMESPACE", env: map[string]string{"ROUTER_PUBLISH_SERVICE": "router", "POD_NAMESPACE": "pods"},
+			wantService: "pods/router"},
+		{name: "name without a namespace", env: map[string]string{"ROUTER_PUBLISH_SERVICE": "router"},
+			wantErr: `ROUTER_PUBLISH_SERVICE (--publish-service) "router": name the namespace (NAMESPACE/NAME), or set ROUTER_SERVICE_NAMESPACE`},
+		{name: "not a Service name", env: map[string]string{"ROUTER_PUBLISH_SERVICE": "edge/Router_1"},
+			wantErr: `ROUTER_PUBLISH_SERVICE (--publish-service) "edge/Router_1": must be NAMESPACE/NAME or NAME of a Service`},
+		{name: "IP address", env: map[string]string{"ROUTER_PUBLISH_STATUS_ADDRESS": "203.0.113.7"}, wantAddress: "203.0.113.7"},
+		{name: "IPv6 address", env: map[string]string{"ROUTER_PUBLISH_STATUS_ADDRESS": "2001:db8::7"}, wantAddress: "2001:db8::7"},
+		{name: "host name", env: map[string]string{"ROUTER_PUBLISH_STATUS_ADDRESS": "lb.example.com"}, wantAddress: "lb.example.com"},
+		{name: "neither", env: map[string]string{"ROUTER_PUBLISH_STATUS_ADDRESS": "lb example"},
+			wantErr: `ROUTER_PUBLISH_STATUS_ADDRESS (--publish-status-address) "lb example": must be a DNS name or an IP address`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := pflag.NewFlagSet("router", pflag.ContinueOnError)
+			c, err := AddFlags(fs, func(k string) string { return tt.env[k] })()
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Errorf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			service := ""
+			if c.Router.PublishService.Name != "" {
+				service = c.Router.PublishService.String()
+			}
+			if service != tt.wantService || c.Router.PublishStatusAddress != tt.wantAddress {
+				t.Errorf("service %q, address %q; want %q, %q", service, c.Router.PublishStatusAddress, tt.wantService, tt.wantAddress)
+			}
+		})
+	}
+}

@@ -96,6 +96,15 @@ func (p *Process) Exited() (bool, error) {
 	}
 }
 
+// Signal sends sig to the process.
+func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Done is closed when the process has ended.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Kill kills the process's group at once, as SIGKILL ends a container.
+func (p *Process) Kill() { _ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) }
+
 // Stop sends SIGTERM, waits up to 20 s for a graceful exit, then kills the
 // process group. It returns the exit error of a graceful stop (nil for exit
 // status 0), joined with CheckForbidden's error: a component the API server

@@ -164,7 +164,9 @@ func (cp *ControlPlane) LaunchRouter(t testing.TB, name string, flags ...string)
 	args := append([]string{"router", "--kubeconfig", kubeconfig, "--name", name, "--namespace", "routeshift",
 		"--listen-addr", fmt.Sprintf("127.0.0.1:%d", ports[0]), "--log-level", "debug",
 		"--bind-address", "127.0.0.1", "--http-port", fmt.Sprint(ports[1]), "--https-port", fmt.Sprint(ports[2]),
-		"--sni-port", fmt.Sprint(ports[3]), "--no-sni-port", fmt.Sprint(ports[4]), "--working-dir", work}, flags...)
+		"--sni-port", fmt.Sprint(ports[3]), "--no-sni-port", fmt.Sprint(ports[4]), "--working-dir", work,
+		// No load balancer to drain from: SIGTERM stops it at once.
+		"--drain-seconds=0"}, flags...)
 	p, err := startProcess("routeshift router "+name, bin, args...)
 	if err != nil {
 		t.Fatal(err)

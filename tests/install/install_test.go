@@ -68,6 +68,7 @@ func TestInstall(t *testing.T) {
 			t.Run("admission", inst.checkAdmission)
 			t.Run("ingress-and-traffic", inst.checkIngressAndTraffic)
 			t.Run("metrics", inst.checkMetrics)
+			t.Run("drain", inst.checkDrain) // stops the router: last
 		})
 	}
 }
