@@ -56,6 +56,9 @@ type Options struct {
 	Organization []string
 	// SignatureAlgorithm overrides the default (tests of weak signatures).
 	SignatureAlgorithm x509.SignatureAlgorithm
+	// CRLDistributionPoints are the URLs of the CRL that would list the
+	// certificate.
+	CRLDistributionPoints []string
 }
 
 // NewCA returns a self-signed certificate authority.
@@ -99,6 +102,7 @@ func Generate(opts Options, issuer *KeyPair) (*KeyPair, error) {
 		BasicConstraintsValid: true,
 		IsCA:                  opts.IsCA,
 		SignatureAlgorithm:    opts.SignatureAlgorithm,
+		CRLDistributionPoints: opts.CRLDistributionPoints,
 	}
 	switch {
 	case opts.IsCA:
@@ -136,4 +140,19 @@ func newKey(t KeyType) (crypto.Signer, error) {
 		return rsa.GenerateKey(rand.Reader, 2048)
 	}
 	return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+}
+
+// RevocationList returns a PEM CRL of ca, numbered number, that revokes the
+// given certificates and is valid until nextUpdate.
+func (ca *KeyPair) RevocationList(number int64, nextUpdate time.Time, revoked ...*x509.Certificate) ([]byte, error) {
+	tmpl := &x509.RevocationList{Number: big.NewInt(number), ThisUpdate: time.Now().Add(-time.Minute), NextUpdate: nextUpdate}
+	for _, c := range revoked {
+		tmpl.RevokedCertificateEntries = append(tmpl.RevokedCertificateEntries,
+			x509.RevocationListEntry{SerialNumber: c.SerialNumber, RevocationTime: time.Now().Add(-time.Minute)})
+	}
+	der, err := x509.CreateRevocationList(rand.Reader, tmpl, ca.Cert, ca.Key)
+	if err != nil {
+		return nil, fmt.Errorf("creating a CRL of %q: %w", ca.Cert.Subject.CommonName, err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "X509 CRL", Bytes: der}), nil
 }

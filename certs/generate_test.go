@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -417,5 +418,45 @@ func TestGenerateErrors(t *testing.T) {
 				t.Errorf("error = %q\nwant      %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestClientCertificateAndCRL: a client certificate with an organization
+// and a distribution point, and a CRL of its CA that revokes it and
+// verifies with the CA.
+func TestClientCertificateAndCRL(t *testing.T) {
+	ca, err := NewCA("clients")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := ca.Issue(Options{CommonName: "alice", Organization: []string{"Acme"}, ClientAuth: true,
+		CRLDistributionPoints: []string{"http://127.0.0.1:1/clients.crl"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.Cert
+	if c.Subject.String() != "CN=alice,O=Acme" || !slices.Equal(c.ExtKeyUsage, []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}) ||
+		!slices.Equal(c.CRLDistributionPoints, []string{"http://127.0.0.1:1/clients.crl"}) {
+		t.Errorf("subject %s, extended key usage %v, distribution points %v", c.Subject, c.ExtKeyUsage, c.CRLDistributionPoints)
+	}
+	next := time.Now().Add(time.Hour).Truncate(time.Second)
+	crlPEM, err := ca.RevocationList(7, next, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(crlPEM)
+	if block == nil || block.Type != "X509 CRL" {
+		t.Fatalf("CRL PEM %q", crlPEM)
+	}
+	crl, err := x509.ParseRevocationList(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crl.CheckSignatureFrom(ca.Cert); err != nil {
+		t.Errorf("the CRL does not verify with its CA: %v", err)
+	}
+	if crl.Number.Int64() != 7 || !crl.NextUpdate.Equal(next) || len(crl.RevokedCertificateEntries) != 1 ||
+		crl.RevokedCertificateEntries[0].SerialNumber.Cmp(c.SerialNumber) != 0 {
+		t.Errorf("CRL number %v, next update %v, revoked %+v", crl.Number, crl.NextUpdate, crl.RevokedCertificateEntries)
 	}
 }

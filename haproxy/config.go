@@ -5,6 +5,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/routeshift/routeshift/haproxy/dataplane"
 )
@@ -36,10 +37,21 @@ func tcpBalance(cfg dataplane.Config) string {
 	return cfg.LoadBalanceAlgorithm
 }
 
+// Health-check timing: intervals vary by spreadChecks percent, and every
+// server's first check after a load comes within the router's check
+// interval, at most maxFirstCheckDelay (HAProxy would otherwise spread
+// first checks over the shortest interval of a second or more, so that
+// one route with a long interval delays the first checks of routes with
+// sub-second ones).
+const (
+	spreadChecks       = 5
+	maxFirstCheckDelay = 5 * time.Second
+)
+
 // configData is the data of haproxy.cfg; bound is false while the public
 // ports must stay closed (ROUTER_BIND_PORTS_AFTER_SYNC before the first
-// sync).
-func (r *Renderer) configData(bound bool) *ConfigData {
+// sync); crls says whether client certificates are checked against CRLs.
+func (r *Renderer) configData(bound, crls bool) *ConfigData {
 	cfg := &r.cfg
 	maps := MapPaths{
 		HTTPExact: r.abs(mapFiles[httpExact]), HTTPPrefix: r.abs(mapFiles[httpPrefix]),
@@ -53,6 +65,8 @@ func (r *Renderer) configData(bound bool) *ConfigData {
 			MaxConn: cfg.MaxConnections, Threads: cfg.Threads, AdminSocket: r.abs(AdminSocket),
 			SSLBindOptions: "ssl-min-ver " + cfg.SSLMinVersion, Ciphers: cfg.Ciphers, CipherSuites: cmp.Or(cfg.CipherSuites, tls13Suites),
 			Curves: cfg.Curves, BufSize: cfg.BufSize, MaxRewrite: cfg.MaxRewriteSize,
+			ServerStateFile: r.abs(serverStateFile), SpreadChecks: spreadChecks,
+			MaxSpreadChecks: haproxyTime(min(cfg.BackendCheckInterval, maxFirstCheckDelay)),
 		},
 		Defaults: DefaultsData{
 			MaxConn: cfg.MaxConnections,
@@ -123,13 +137,14 @@ func (r *Renderer) configData(bound bool) *ConfigData {
 		d.HTTPS = &TLSFrontend{Bind: r.bind(cfg.HTTPSPort), AcceptProxy: cfg.UseProxyProtocol,
 			InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: "be_sni", NoSNIBackend: "be_no_sni"}
 	}
+	clientAuth := r.clientAuthData(crls)
 	tls := RoutingData{ExactMap: maps.HTTPSExact, PrefixMap: maps.HTTPSPrefix, Proto: "https", Misdirected: !cfg.DisableHTTP2,
-		Forwarded: cfg.ForwardedHeaders, ForwardedMap: maps.Forwarded}
+		Forwarded: cfg.ForwardedHeaders, ForwardedMap: maps.Forwarded, ClientAuth: clientAuth}
 	d.Terminating = []TerminatingFrontend{
 		{Name: "fe_sni", Backend: "be_sni", Bind: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.SNIPort)),
-			DefaultCertificate: r.defaultCert.path, CrtList: maps.CrtList, StrictSNI: cfg.StrictSNI, Routing: tls},
+			DefaultCertificate: r.defaultCert.path, CrtList: maps.CrtList, StrictSNI: cfg.StrictSNI, Routing: tls, ClientAuth: clientAuth},
 		{Name: "fe_no_sni", Backend: "be_no_sni", Bind: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.NoSNIPort)),
-			DefaultCertificate: r.defaultCert.path, Routing: tls},
+			DefaultCertificate: r.defaultCert.path, Routing: tls, ClientAuth: clientAuth},
 	}
 	if cfg.StatsPort > 0 {
 		d.Stats = &StatsData{Bind: r.bind(cfg.StatsPort)}

@@ -376,3 +376,38 @@ func TestRenderDefaultCertificatePrecedence(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderClientAuth: ROUTER_MUTUAL_TLS_AUTH asks TLS clients of the
+// terminating frontends for certificates, verified against the router's
+// copies of the CA bundle and the CRL file; the subject filter and the
+// X-SSL-Client-* headers are in their routing, not in the plain HTTP
+// frontend's.
+func TestRenderClientAuth(t *testing.T) {
+	ca := newCA(t, "clients")
+	crl, err := ca.RevocationList(1, time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile, crlFile := writeTempFile(t, "ca.pem", string(ca.CertPEM)), writeTempFile(t, "ca.crl", string(crl))
+	r := newTestRenderer(t, func(c *dataplane.Config) {
+		c.MutualTLSAuth, c.MutualTLSAuthCA, c.MutualTLSAuthCRL, c.MutualTLSAuthFilter = "required", caFile, crlFile, "O=Acme"
+	})
+	out := mustRender(t, r, snapshotOf(nil))
+	cfg := string(out.Files[configFile].Data)
+	assertLines(t, "haproxy.cfg", cfg, r.cfg.WorkingDir, []string{
+		"bind 127.0.0.1:20444 ssl crt WORKDIR/certs/default.pem crt-list WORKDIR/conf/crt-list verify required ca-file WORKDIR/conf/client-ca.pem crl-file WORKDIR/conf/client-crls.pem accept-proxy",
+		"bind 127.0.0.1:20443 ssl crt WORKDIR/certs/default.pem verify required ca-file WORKDIR/conf/client-ca.pem crl-file WORKDIR/conf/client-crls.pem accept-proxy",
+		"http-request deny unless { ssl_c_s_dn -m reg 'O=Acme' }",
+		"http-request set-header X-SSL-Client-DN %{+Q}[ssl_c_s_dn]",
+	}, nil)
+	if n := strings.Count(cfg, "X-SSL-Client-DN"); n != 2 {
+		t.Errorf("X-SSL-Client-DN set in %d frontends, want the 2 terminating ones", n)
+	}
+	if got := out.Files[clientCAFile].Data; !bytes.Equal(got, ca.CertPEM) {
+		t.Errorf("%s = %q, want the CA bundle", clientCAFile, got)
+	}
+	if got := out.Files[clientCRLFile].Data; !bytes.Equal(got, crl) {
+		t.Errorf("%s = %q, want the CRL file", clientCRLFile, got)
+	}
+	haproxyCheck(t, r, out)
+}

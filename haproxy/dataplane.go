@@ -82,7 +82,7 @@ func NewDataPlane(cfg dataplane.Config, opts DataPlaneOptions) (*DataPlane, erro
 	if err != nil {
 		return nil, err
 	}
-	process := runtime.New(runtime.Config{WorkingDir: renderer.cfg.WorkingDir, MasterSocket: masterSocket, Dirs: workingDirs,
+	process := runtime.New(runtime.Config{WorkingDir: renderer.cfg.WorkingDir, MasterSocket: masterSocket, Dirs: workingDirs, ServerStateFile: serverStateFile,
 		ReloadInterval: cfg.ReloadInterval, HAProxy: opts.HAProxy, Log: opts.Log, Now: opts.Now, StopTimeout: cfg.HardStopAfter}, opts.Metrics)
 	haproxy := opts.HAProxy
 	if haproxy == "" {
@@ -117,6 +117,10 @@ func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription, fb rout
 	defer d.process.Stop(ctx)
 	l := d.newLoop(ctx)
 	defer l.stop()
+	if d.renderer.clientAuthOn() {
+		d.renderer.crls.log = l.log
+		go d.renderer.crls.run(ctx)
+	}
 	snapshots := forward(ctx, sub)
 	for {
 		select {

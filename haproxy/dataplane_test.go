@@ -19,7 +19,7 @@ import (
 	"github.com/routeshift/routeshift/router"
 )
 
-func requireHAProxy(t *testing.T) {
+func requireHAProxy(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("haproxy"); err != nil {
 		if os.Getenv("CI") == "true" {

@@ -22,6 +22,11 @@ const (
 	// HAProxy reads CA files only when it loads a configuration, so a
 	// changed CA must change a rendered file to be loaded.
 	destCAFile = "conf/default-destination-ca.pem"
+	// clientCAFile and clientCRLFile are the router's copies of the client
+	// CA bundle (ROUTER_MUTUAL_TLS_AUTH_CA) and of the CRLs client
+	// certificates are checked against.
+	clientCAFile  = "conf/client-ca.pem"
+	clientCRLFile = "conf/client-crls.pem"
 	// errorPage503File is the router's own 503 page (errorfile 503), unless
 	// ROUTER_ERRORFILE_503 names another.
 	errorPage503File = "conf/error-page-503.http"
@@ -32,6 +37,9 @@ const (
 	allowListsDir = "allowlists"
 	runDir        = "run"
 	masterSocket  = runDir + "/master.sock"
+	// serverStateFile is the servers' state, saved before each reload for
+	// the new worker (server-state-file).
+	serverStateFile = runDir + "/server-state"
 )
 
 // AdminSocket is HAProxy's runtime API socket (level admin, with
@@ -108,6 +116,10 @@ func fileReason(path string, was, is bool) runtime.Reason {
 		r.Kind = ReasonMaps
 	case path == destCAFile:
 		r.Kind = ReasonDefaultCA
+	case path == clientCAFile:
+		r.Kind = ReasonClientCA
+	case path == clientCRLFile:
+		r.Kind = ReasonClientCRLs
 	case strings.HasPrefix(path, routeCAsDir+"/"):
 		r.Kind = ReasonDestinationCA + " " + verb
 	case strings.HasPrefix(path, allowListsDir+"/"):

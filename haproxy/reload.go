@@ -30,6 +30,8 @@ const (
 	ReasonGlobal             = "global configuration"
 	ReasonMaps               = "frontend maps"
 	ReasonDefaultCA          = "default destination CA"
+	ReasonClientCA           = "client CA"
+	ReasonClientCRLs         = "client certificate revocation lists"
 	// Files of single routes: each kind is followed by "added", "changed"
 	// or "removed".
 	ReasonDestinationCA = "destination CA"

@@ -10,6 +10,7 @@ import (
 	"os"
 	goruntime "runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -45,6 +46,12 @@ type Renderer struct {
 	// call of Loaded: those a configuration HAProxy refuses may be
 	// refused for.
 	fresh map[string]*router.Route
+
+	// crls fetches the CRLs of the client CA bundle's distribution points
+	// (DataPlane runs it); lastCRLFile is ROUTER_MUTUAL_TLS_AUTH_CRL's
+	// content last read.
+	crls        *crlFetcher
+	lastCRLFile []byte
 
 	// State of the last successful Render.
 	rendered  bool
@@ -101,7 +108,7 @@ func NewRenderer(cfg dataplane.Config) (*Renderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Renderer{cfg: cfg, backend: newBackendDefaults(cfg), routes: map[string]*routeRender{}, byService: map[string]map[string]bool{},
+	r := &Renderer{cfg: cfg, backend: newBackendDefaults(cfg), routes: map[string]*routeRender{}, byService: map[string]map[string]bool{}, crls: newCRLFetcher(),
 		files: map[string]runtime.File{}, refused: map[string]refusal{}, redo: map[string]bool{}, fresh: map[string]*router.Route{}}
 	if r.tmpl, err = loadTemplates(cfg.TemplateFile); err != nil {
 		return nil, err
@@ -123,7 +130,7 @@ func NewRenderer(cfg dataplane.Config) (*Renderer, error) {
 // tryTemplates executes the templates on sample data with every optional
 // part present, so that a custom template's mistakes show at start-up.
 func (r *Renderer) tryTemplates() error {
-	if err := r.tmpl.ExecuteTemplate(&bytes.Buffer{}, configTemplate, r.configData(true)); err != nil {
+	if err := r.tmpl.ExecuteTemplate(&bytes.Buffer{}, configTemplate, r.configData(true, true)); err != nil {
 		return err
 	}
 	sample := &BackendData{Name: "be_secure:ns:name", Route: "ns/name", Services: []ServiceData{{Namespace: "ns", Name: "svc", Weight: 1}}, Defaults: httpRouteDefault, Balance: "roundrobin",
@@ -165,8 +172,12 @@ func (r *Renderer) Render(snap router.Snapshot) (*runtime.Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	clientCA, clientCRLs, err := r.clientAuthFiles()
+	if err != nil {
+		return nil, err
+	}
 	var cfgText bytes.Buffer
-	if err := r.tmpl.ExecuteTemplate(&cfgText, configTemplate, r.configData(!r.cfg.BindPortsAfterSync || snap.Synced)); err != nil {
+	if err := r.tmpl.ExecuteTemplate(&cfgText, configTemplate, r.configData(!r.cfg.BindPortsAfterSync || snap.Synced, clientCRLs != nil)); err != nil {
 		return nil, fmt.Errorf("template %q: %w", configTemplate, err)
 	}
 	defaultPEM, err := r.defaultCert.content()
@@ -192,6 +203,7 @@ func (r *Renderer) Render(snap router.Snapshot) (*runtime.Output, error) {
 	} else if _, ok := next.files[destCAFile]; ok {
 		next.delete(destCAFile)
 	}
+	setClientAuthFiles(next, clientCA, clientCRLs)
 	reasons, servers, certificates := r.apply(updates, removed, next)
 	r.rendered, r.version, r.defaultCA = true, snap.Version, defaultCA
 	clear(r.redo)
@@ -281,30 +293,48 @@ func (r *Renderer) destinationCA() ([]byte, error) {
 	if p == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(p)
-	var blocks [][]byte
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	data, missing, err := readPEMFile("DEFAULT_DESTINATION_CA_PATH", p, pemCertificate, r.files[destCAFile].Data)
+	if missing {
 		return nil, nil
+	}
+	return data, err
+}
+
+// PEM block types the router reads from files, with what they are called.
+var (
+	pemCertificate = pemType{"CERTIFICATE", "certificate"}
+	pemCRL         = pemType{"X509 CRL", "certificate revocation list"}
+)
+
+type pemType struct{ block, name string }
+
+// readPEMFile returns the PEM blocks of type typ in the file at path,
+// concatenated, and whether the file is missing. A file that cannot be
+// read, or holds no such block (a half-written update), yields last when
+// there is one, so that what is loaded stays; else an error naming env.
+func readPEMFile(env, path string, typ pemType, last []byte) (data []byte, missing bool, err error) {
+	b, err := os.ReadFile(path)
+	missing = errors.Is(err, fs.ErrNotExist)
+	var blocks [][]byte
+	if err == nil {
+		if blocks = pemBlocks(string(b), typ.block); len(blocks) == 0 {
+			err = fmt.Errorf("no PEM %s in it", typ.name)
+		}
+	}
+	switch {
 	case err == nil:
-		if blocks = pemBlocks(string(b), "CERTIFICATE"); len(blocks) == 0 {
-			err = errors.New("no PEM certificate in it")
-		}
+		return slices.Concat(blocks...), false, nil
+	case last != nil:
+		return last, missing, nil
 	}
-	if err != nil {
-		if old := r.files[destCAFile].Data; old != nil {
-			return old, nil
-		}
-		return nil, fmt.Errorf("DEFAULT_DESTINATION_CA_PATH %s: %w", p, err)
-	}
-	return slices.Concat(blocks...), nil
+	return nil, missing, fmt.Errorf("%s %s: %w", env, path, err)
 }
 
 // WatchesFiles reports whether the configuration depends on files outside
 // the snapshots (DEFAULT_CERTIFICATE_DIR, DEFAULT_DESTINATION_CA_PATH), which
 // FilesChanged checks.
 func (r *Renderer) WatchesFiles() bool {
-	return r.defaultCert.dir != "" || r.cfg.DefaultDestinationCAPath != ""
+	return r.defaultCert.dir != "" || r.cfg.DefaultDestinationCAPath != "" || r.clientAuthOn()
 }
 
 // FilesChanged reports whether the default certificate in
@@ -317,6 +347,9 @@ func (r *Renderer) FilesChanged() bool {
 		return false
 	}
 	if ca, err := r.destinationCA(); err == nil && !bytes.Equal(ca, r.files[destCAFile].Data) {
+		return true
+	}
+	if r.clientAuthChanged() {
 		return true
 	}
 	if r.defaultCert.dir == "" {
@@ -623,7 +656,7 @@ func (r *Renderer) differs(next *fileEdit, path string) bool {
 
 // output lists what changed and makes next current.
 func (r *Renderer) output(next *fileEdit, reasons []runtime.Reason, servers []runtime.ServerUpdate) *runtime.Output {
-	out := &runtime.Output{Files: next.files, Reasons: reasons, Servers: servers, ConfigArgs: configArgs, Unchecked: r.Unchecked}
+	out := &runtime.Output{Files: next.files, Reasons: reasons, Servers: servers, ConfigArgs: configArgs, Unchecked: r.Unchecked, Slots: r.Slots}
 	for path := range next.touched {
 		if !r.differs(next, path) {
 			continue
@@ -637,6 +670,19 @@ func (r *Renderer) output(next *fileEdit, reasons []runtime.Reason, servers []ru
 	slices.Sort(out.Changed)
 	slices.Sort(out.Removed)
 	r.files = next.files
+	return out
+}
+
+// Slots maps every server slot of the latest rendering, "backend/server",
+// to its "address port" (the placeholder's for disabled slots), as
+// HAProxy's server-state file writes them.
+func (r *Renderer) Slots() map[string]string {
+	out := map[string]string{}
+	for _, rr := range r.routes {
+		for _, s := range rr.backend.Servers {
+			out[rr.backend.Name+"/"+s.Name] = s.Address + " " + strconv.Itoa(int(s.Port))
+		}
+	}
 	return out
 }
 

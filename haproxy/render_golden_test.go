@@ -177,6 +177,9 @@ global
   tune.maxrewrite 8192
   tune.pattern.cache-size 0
   stats socket WORKDIR/run/haproxy.sock mode 600 level admin expose-fd listeners
+  server-state-file WORKDIR/run/server-state
+  spread-checks 5
+  max-spread-checks 5000ms
   ssl-default-bind-options ssl-min-ver TLSv1.2
   ssl-default-bind-ciphers ` + cipherProfiles["intermediate"] + `
   ssl-default-bind-ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256
@@ -185,6 +188,7 @@ global
 defaults common
   mode http
   maxconn 20000
+  load-server-state-from-file global
   timeout connect 5000ms
   timeout client 30000ms
   timeout client-fin 1000ms

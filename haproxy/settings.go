@@ -137,6 +137,7 @@ func checkDataPlaneConfig(cfg dataplane.Config) (dataplane.Config, error) {
 			bad(t.env, "must be a positive time")
 		}
 	}
+	errs = append(errs, checkClientAuth(cfg.MutualTLSAuth, cfg.MutualTLSAuthCA, cfg.MutualTLSAuthCRL)...)
 	if !slices.Contains([]string{"append", "replace", "if-none", "never"}, cfg.ForwardedHeaders) {
 		bad("ROUTER_SET_FORWARDED_HEADERS", "%q is not append, replace, if-none or never", cfg.ForwardedHeaders)
 	}

@@ -140,7 +140,7 @@ func freePorts(t testing.TB, n int) []int {
 
 // newTrafficRouter returns a router whose data plane has mods applied; it
 // is not started.
-func newTrafficRouter(t *testing.T, mods ...func(*dataplane.Config)) *trafficRouter {
+func newTrafficRouter(t testing.TB, mods ...func(*dataplane.Config)) *trafficRouter {
 	t.Helper()
 	requireHAProxy(t)
 	d := trafficDataPlane(t)
@@ -162,7 +162,7 @@ func newTrafficRouter(t *testing.T, mods ...func(*dataplane.Config)) *trafficRou
 func (r *trafficRouter) start() *trafficRouter {
 	r.t.Helper()
 	done := r.launch(nil)
-	eventually(r.t, 30*time.Second, "the process is ready", func() error {
+	eventually(r.t, 2*time.Minute, "the process is ready", func() error {
 		select {
 		case err := <-done:
 			r.t.Fatalf("DataPlane.Serve returned early: %v", err)

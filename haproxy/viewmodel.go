@@ -100,6 +100,16 @@ type GlobalData struct {
 	BufSize, MaxRewrite int
 	// HardStopAfter is the hard-stop-after time, or empty for none.
 	HardStopAfter string
+	// ServerStateFile is the absolute path of the servers' state the
+	// router saves before each reload, which the new worker starts from
+	// (load-server-state-from-file in the defaults).
+	ServerStateFile string
+	// SpreadChecks is the percentage by which health-check intervals are
+	// randomly spread, so that checks do not fall due together;
+	// MaxSpreadChecks bounds how long after a start or reload any server's
+	// first check comes, whatever the check intervals.
+	SpreadChecks    int
+	MaxSpreadChecks string
 	// H1CaseAdjust are the header names of ROUTER_H1_CASE_ADJUST: HAProxy
 	// writes HTTP/1 header names in lower case, and these in the case
 	// given, in responses to clients and in the requests of routes with
@@ -200,6 +210,23 @@ type TerminatingFrontend struct {
 	CrtList   string
 	StrictSNI bool
 	Routing   RoutingData
+	// ClientAuth asks clients for certificates; nil when
+	// ROUTER_MUTUAL_TLS_AUTH is none.
+	ClientAuth *ClientAuthData
+}
+
+// ClientAuthData is client-certificate authentication on a terminating
+// frontend (ROUTER_MUTUAL_TLS_AUTH).
+type ClientAuthData struct {
+	// Verify is optional or required.
+	Verify string
+	// CAFile is the router's copy of the client CA bundle; CRLFile that of
+	// the CRLs, or empty when there are none. Both are absolute paths of
+	// safe characters.
+	CAFile, CRLFile string
+	// Filter is the quoted regular expression the certificate's subject
+	// must match (ROUTER_MUTUAL_TLS_AUTH_FILTER), or empty.
+	Filter string
 }
 
 // RoutingData is how an HTTP frontend finds a request's backend: the key
@@ -229,6 +256,11 @@ type RoutingData struct {
 	// whose set-forwarded-headers annotation says otherwise to their
 	// policy.
 	Forwarded, ForwardedMap string
+	// ClientAuth, on terminating frontends that ask for client
+	// certificates, filters requests by the certificate's subject and
+	// passes the certificate to the endpoints in X-SSL-Client-* headers;
+	// nil otherwise. X-SSL* headers clients send are always removed.
+	ClientAuth *ClientAuthData
 }
 
 // StatsData is the statistics listener.

@@ -114,6 +114,18 @@ type Config struct {
 	DefaultCertificateDir    string
 	DefaultDestinationCAPath string
 
+	// MutualTLSAuth is none, optional or required: whether TLS clients of
+	// edge and reencrypt routes are asked for a certificate, and must give
+	// one, verified against MutualTLSAuthCA (a PEM bundle, read again
+	// every 10 seconds) and the CRLs of MutualTLSAuthCRL (a PEM file, read
+	// likewise) and of the distribution points the bundle's certificates
+	// name. MutualTLSAuthFilter, when set, is a regular expression the
+	// certificate's subject (/C=../O=../CN=..) must match.
+	MutualTLSAuth       string
+	MutualTLSAuthCA     string
+	MutualTLSAuthCRL    string
+	MutualTLSAuthFilter string
+
 	ReloadInterval     time.Duration
 	BindPortsAfterSync bool
 }

@@ -33,6 +33,9 @@ func (p *Process) args() []string {
 func (p *Process) check() error { return Check(p.cfg.HAProxy, p.cfg.WorkingDir, p.configArgs) }
 
 func (p *Process) startHAProxy(ctx context.Context) error {
+	if err := p.forgetServerState(); err != nil {
+		return err
+	}
 	cmd := exec.Command(p.cfg.HAProxy, p.args()...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if p.cfg.Log != nil {

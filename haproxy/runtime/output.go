@@ -49,10 +49,22 @@ type Output struct {
 	// loads it, the runtime API turns their checks off. It is called when
 	// the configuration is loaded. Nil means none.
 	Unchecked func() []string
+	// Slots lists every server slot of the configuration, "backend/server"
+	// to "address port" as `show servers state` writes them: the state of
+	// a slot HAProxy runs at that address survives the reload. Nil means
+	// none.
+	Slots func() map[string]string
 }
 
 // Reload reports whether the configuration needs a reload.
 func (o *Output) Reload() bool { return len(o.Reasons) > 0 }
+
+func (o *Output) slots() map[string]string {
+	if o.Slots == nil {
+		return nil
+	}
+	return o.Slots()
+}
 
 func (o *Output) unchecked() []string {
 	if o.Unchecked == nil {

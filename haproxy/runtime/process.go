@@ -37,6 +37,10 @@ type Config struct {
 	// progress before it closes their connections (default:
 	// DefaultStopTimeout).
 	StopTimeout time.Duration
+	// ServerStateFile is where the servers' state is saved before each
+	// reload, relative to WorkingDir (the configuration's server-state-file);
+	// empty for none.
+	ServerStateFile string
 }
 
 // DefaultStopTimeout is how long a stopping HAProxy may finish its
@@ -180,7 +184,7 @@ func (p *Process) apply(ctx context.Context, out *Output, complete bool) error {
 	// The files on disk are right; HAProxy is not: load them.
 	p.metrics.runtimeFailures.Inc()
 	p.held = &Output{Files: out.Files, Reasons: []Reason{{Kind: reason}}, ConfigArgs: out.ConfigArgs,
-		Unchecked: out.Unchecked, Certificates: certificates}
+		Unchecked: out.Unchecked, Slots: out.Slots, Certificates: certificates}
 	state, step = p.state.RuntimeRefused(complete)
 	p.setState(state)
 	if ferr := p.load(ctx, step); ferr != nil {
@@ -243,8 +247,11 @@ func (p *Process) load(ctx context.Context, step Step) error {
 	var err error
 	if !p.state.Started {
 		err = p.startHAProxy(ctx)
-	} else if err = p.reload(ctx, out.Reasons); err == nil {
-		p.metrics.certificateUpdates.WithLabelValues(CertificateUpdateReload).Add(float64(certificateLoads(out.Certificates)))
+	} else {
+		p.saveServerState(ctx, out.slots())
+		if err = p.reload(ctx, out.Reasons); err == nil {
+			p.metrics.certificateUpdates.WithLabelValues(CertificateUpdateReload).Add(float64(certificateLoads(out.Certificates)))
+		}
 	}
 	if err != nil {
 		// HAProxy may run an older configuration than the files on disk:

@@ -74,9 +74,6 @@ func runRouter(ctx context.Context, m *managerOptions, cfg settings.Config, stde
 	if err := m.setupLogging(); err != nil {
 		return err
 	}
-	if err := settings.CheckUnsupported(os.Getenv); err != nil {
-		return err
-	}
 	for _, env := range slices.Sorted(mapKeys(settings.Superseded)) {
 		if os.Getenv(env) != "" {
 			ctrl.Log.Info("ignoring "+env, "reason", settings.Superseded[env])

@@ -16,13 +16,14 @@ import (
 	"github.com/routeshift/routeshift/internal/settings"
 )
 
-// TestRouterRefusesMutualTLS: a router asked for client-certificate
-// authentication, which it does not have, stops before serving anything.
-func TestRouterRefusesMutualTLS(t *testing.T) {
+// TestRouterMutualTLSNeedsCA: a router asked for client certificates
+// without the CA bundle to verify them stops before serving anything (it
+// would otherwise trust no one, or everyone), and says what to set.
+func TestRouterMutualTLSNeedsCA(t *testing.T) {
 	t.Setenv("ROUTER_MUTUAL_TLS_AUTH", "required")
-	_, stderr, code := run(t, "", "router", "--kubeconfig", "/nonexistent/kubeconfig", "--working-dir", t.TempDir())
-	if code == 0 || !strings.Contains(stderr, `ROUTER_MUTUAL_TLS_AUTH "required": routeshift's router has no client-certificate authentication`) {
-		t.Errorf("exit %d, stderr:\n%s\nwant a refusal naming ROUTER_MUTUAL_TLS_AUTH", code, stderr)
+	_, stderr, code := run(t, "", "router", "--kubeconfig", unreachableKubeconfig(t), "--working-dir", t.TempDir())
+	if code == 0 || !strings.Contains(stderr, "ROUTER_MUTUAL_TLS_AUTH_CA: must name the PEM bundle of the certificate authorities") {
+		t.Errorf("exit %d, stderr:\n%s\nwant a refusal naming ROUTER_MUTUAL_TLS_AUTH_CA", code, stderr)
 	}
 }
 

@@ -15,10 +15,12 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/net/http/httpguts"
@@ -288,6 +290,26 @@ var Table = []Setting{
 		Env: "SSL_MAX_VERSION", Flag: "ssl-max-version", Default: "", Example: "TLSv1.2",
 		Help:  "newest TLS version clients may use (empty: the newest HAProxy supports)",
 		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.SSLMaxVersion }, append([]string{""}, dataplane.TLSVersions...)...),
+	},
+	{
+		Env: "ROUTER_MUTUAL_TLS_AUTH", Flag: "mutual-tls-auth", Default: "none", Example: "required",
+		Help:  "client certificates for TLS clients of edge and reencrypt routes: none, optional (asked for; a client without one is served, one that fails verification is refused) or required (a client without a valid one is refused); passthrough routes are never affected",
+		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.MutualTLSAuth }, "none", "optional", "required"),
+	},
+	{
+		Env: "ROUTER_MUTUAL_TLS_AUTH_CA", Flag: "mutual-tls-auth-ca", Default: "", Example: "/etc/routeshift/client-ca.pem",
+		Help:  "PEM bundle of the certificate authorities client certificates are verified against (required with ROUTER_MUTUAL_TLS_AUTH optional or required), read every 10s: a changed bundle is loaded with a hitless reload; CRLs named by its certificates' distribution points (http or https) are fetched and kept up to date",
+		Parse: str(func(c *Config) *string { return &c.DataPlane.MutualTLSAuthCA }),
+	},
+	{
+		Env: "ROUTER_MUTUAL_TLS_AUTH_CRL", Flag: "mutual-tls-auth-crl", Default: "", Example: "/etc/routeshift/client-ca.crl",
+		Help:  "PEM file of certificate revocation lists client certificates are checked against, read every 10s; once any CRL is in use, every authority that issues client certificates needs its CRL, here or from a distribution point",
+		Parse: str(func(c *Config) *string { return &c.DataPlane.MutualTLSAuthCRL }),
+	},
+	{
+		Env: "ROUTER_MUTUAL_TLS_AUTH_FILTER", Flag: "mutual-tls-auth-filter", Default: "", Example: "^/O=Acme/CN=[a-z]+$",
+		Help:  "regular expression the subject of client certificates (/C=US/O=Acme/CN=name) must match, else the request is refused with 403; with optional, requests without a certificate are refused too",
+		Parse: mutualTLSFilter,
 	},
 	{
 		Env: "ROUTER_STRICT_SNI", Flag: "strict-sni", Default: "false", Example: "true",
@@ -580,10 +602,7 @@ var Superseded = map[string]string{
 	"ROUTER_WATCH_ENDPOINTS":               "the router always watches EndpointSlices",
 	"ROUTER_BIND_PORTS_BEFORE_SYNC":        "the ports are bound before the first sync unless ROUTER_BIND_PORTS_AFTER_SYNC is true",
 	"ROUTER_METRICS_TLS_CERT_FILE":         "/metrics on ROUTER_LISTEN_ADDR is served without TLS; ROUTER_METRICS_AUTH decides who may read it",
-	"ROUTER_MUTUAL_TLS_AUTH_CA":            "the router has no client-certificate authentication",
-	"ROUTER_MUTUAL_TLS_AUTH_CRL":           "the router has no client-certificate authentication",
-	"ROUTER_MUTUAL_TLS_AUTH_FILTER":        "the router has no client-certificate authentication",
-	"ROUTER_MUTUAL_TLS_HEADER_FILTER":      "the router has no client-certificate authentication",
+	"ROUTER_MUTUAL_TLS_HEADER_FILTER":      "X-SSL* headers clients send are always removed",
 	"RELOAD_SCRIPT":                        "routeshift reloads HAProxy itself, hitlessly, through its master process",
 	"DROP_SYN_DURING_RESTART":              "reloads pass the listening sockets to the new process; no connection is refused",
 	"ROUTER_HAPROXY_CONFIG_MANAGER":        "endpoint changes always go through HAProxy's runtime API",
@@ -593,20 +612,6 @@ var Superseded = map[string]string{
 	"ROUTER_BLUEPRINT_ROUTE_POOL_SIZE":     "there are no blueprint routes: server slots are sized per route",
 	"ROUTER_MAX_DYNAMIC_SERVERS":           "there are no blueprint routes: server slots are sized per route",
 	"ROUTER_GRACEFUL_SHUTDOWN_DELAY":       "ROUTER_DRAIN_SECONDS sets how long a stopping router serves on (45 by default, as OpenShift's delay)",
-}
-
-// CheckUnsupported refuses OpenShift router variables routeshift does not
-// implement whose silent absence would let in traffic the admin meant to
-// keep out: ROUTER_MUTUAL_TLS_AUTH asking for client certificates.
-func CheckUnsupported(getenv func(string) string) error {
-	switch v := getenv("ROUTER_MUTUAL_TLS_AUTH"); v {
-	case "", "none":
-		return nil
-	default:
-		return fmt.Errorf("ROUTER_MUTUAL_TLS_AUTH %q: routeshift's router has no client-certificate authentication, "+
-			"and would serve clients without certificates; unset it (or set none) and authenticate clients in front of or "+
-			"inside the applications", v)
-	}
 }
 
 // Defaults returns the Config of every setting at its default.
@@ -800,6 +805,19 @@ func interval(field func(*Config) *time.Duration, example string) func(*Config, 
 		*field(c) = d
 		return nil
 	}
+}
+
+// mutualTLSFilter accepts a regular expression HAProxy (PCRE2) and Go
+// (RE2) both read, without control characters.
+func mutualTLSFilter(c *Config, v string) error {
+	if strings.IndexFunc(v, unicode.IsControl) >= 0 {
+		return errors.New("must not contain control characters")
+	}
+	if _, err := regexp.Compile(v); err != nil {
+		return fmt.Errorf("not a regular expression: %v", err)
+	}
+	c.DataPlane.MutualTLSAuthFilter = v
+	return nil
 }
 
 // headerNames accepts a comma-separated list of distinct HTTP header names

@@ -148,23 +148,6 @@ func TestStatsCredentialFiles(t *testing.T) {
 	}
 }
 
-func TestCheckUnsupported(t *testing.T) {
-	for _, c := range []struct {
-		value   string
-		refused bool
-	}{{"", false}, {"none", false}, {"required", true}, {"optional", true}} {
-		err := CheckUnsupported(func(k string) string {
-			if k == "ROUTER_MUTUAL_TLS_AUTH" {
-				return c.value
-			}
-			return ""
-		})
-		if (err != nil) != c.refused || (err != nil && !strings.Contains(err.Error(), "ROUTER_MUTUAL_TLS_AUTH")) {
-			t.Errorf("ROUTER_MUTUAL_TLS_AUTH=%q: %v, want refused %v", c.value, err, c.refused)
-		}
-	}
-}
-
 // TestBooleanSettings: exactly the settings that take true and false (and
 // nothing else) count as switches, whose flags may be given alone.
 func TestBooleanSettings(t *testing.T) {

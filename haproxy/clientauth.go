@@ -1,0 +1,101 @@
+package haproxy
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+
+	"github.com/routeshift/routeshift/haproxy/runtime"
+)
+
+// Client-certificate authentication (ROUTER_MUTUAL_TLS_AUTH) on the
+// terminating frontends: the router keeps copies of the client CA bundle
+// and of the CRLs (ROUTER_MUTUAL_TLS_AUTH_CRL's and those fetched from the
+// bundle's distribution points) in its working directory, and HAProxy
+// loads them from there; a change of either changes the copy, which
+// HAProxy reloads.
+
+// clientAuthOn reports whether clients are asked for certificates.
+func (r *Renderer) clientAuthOn() bool {
+	return r.cfg.MutualTLSAuth == "optional" || r.cfg.MutualTLSAuth == "required"
+}
+
+// clientAuthFiles are the contents of the router's copies of the client CA
+// bundle and of the CRLs (nil when there are none). The bundle is read
+// again at every call and handed to the CRL fetcher; a bundle or CRL file
+// that cannot be read keeps what was loaded, and is an error the first
+// time.
+func (r *Renderer) clientAuthFiles() (ca, crls []byte, err error) {
+	if !r.clientAuthOn() {
+		return nil, nil, nil
+	}
+	ca, _, err = readPEMFile("ROUTER_MUTUAL_TLS_AUTH_CA", r.cfg.MutualTLSAuthCA, pemCertificate, r.files[clientCAFile].Data)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.crls.want(ca)
+	if p := r.cfg.MutualTLSAuthCRL; p != "" {
+		if crls, _, err = readPEMFile("ROUTER_MUTUAL_TLS_AUTH_CRL", p, pemCRL, r.lastCRLFile); err != nil {
+			return nil, nil, err
+		}
+		r.lastCRLFile = crls
+	}
+	crls = append(bytes.Clone(crls), r.crls.current()...)
+	if len(crls) == 0 {
+		crls = nil
+	}
+	return ca, crls, nil
+}
+
+// clientAuthChanged reports whether the client CA bundle or the CRLs
+// differ from what the last Render used.
+func (r *Renderer) clientAuthChanged() bool {
+	ca, crls, err := r.clientAuthFiles()
+	return err == nil && (!bytes.Equal(ca, r.files[clientCAFile].Data) || !bytes.Equal(crls, r.files[clientCRLFile].Data))
+}
+
+// setClientAuthFiles puts the copies into next (or takes them out).
+func setClientAuthFiles(next *fileEdit, ca, crls []byte) {
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{clientCAFile, ca}, {clientCRLFile, crls}} {
+		if f.data != nil {
+			next.set(f.path, runtime.File{Data: f.data, Mode: 0o644})
+		} else if _, ok := next.files[f.path]; ok {
+			next.delete(f.path)
+		}
+	}
+}
+
+// clientAuthData is what the terminating frontends print; nil when clients
+// are not asked for certificates. crls says whether there is a CRL file.
+func (r *Renderer) clientAuthData(crls bool) *ClientAuthData {
+	if !r.clientAuthOn() {
+		return nil
+	}
+	d := &ClientAuthData{Verify: r.cfg.MutualTLSAuth, CAFile: r.abs(clientCAFile)}
+	if crls {
+		d.CRLFile = r.abs(clientCRLFile)
+	}
+	if f := r.cfg.MutualTLSAuthFilter; f != "" {
+		d.Filter, _ = quote(f)
+	}
+	return d
+}
+
+// checkClientAuth is the start-up check of the mutual TLS settings.
+func checkClientAuth(auth, ca, crl string) []error {
+	var errs []error
+	on := auth == "optional" || auth == "required"
+	if on && ca == "" {
+		errs = append(errs, fmt.Errorf("ROUTER_MUTUAL_TLS_AUTH_CA: must name the PEM bundle of the certificate authorities "+
+			"that issue client certificates when ROUTER_MUTUAL_TLS_AUTH is %s", auth))
+	}
+	for _, p := range []struct{ env, path string }{{"ROUTER_MUTUAL_TLS_AUTH_CA", ca}, {"ROUTER_MUTUAL_TLS_AUTH_CRL", crl}} {
+		if on && p.path != "" && (!filepath.IsAbs(p.path) || !pathSafe(p.path)) {
+			errs = append(errs, fmt.Errorf("%s: %q must be an absolute path of letters, digits and / . _ - + @ only", p.env, p.path))
+		}
+	}
+	return errs
+}
