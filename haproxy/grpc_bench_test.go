@@ -199,7 +199,9 @@ func BenchmarkMutualTLSHandshake(b *testing.B) {
 		return r.start()
 	}
 	plain := serve()
-	mutual := serve(func(d *dataplane.Config) { d.MutualTLSAuth, d.MutualTLSAuthCA, d.MutualTLSAuthCRL = "required", caFile, crlFile })
+	mutual := serve(func(d *dataplane.Config) {
+		d.MutualTLSAuth, d.MutualTLSAuthCA, d.MutualTLSAuthCRL = "required", caFile, crlFile
+	})
 	rate := func(r *trafficRouter, kp *certs.KeyPair) func() float64 {
 		c := r.client(clientOptions{roots: pool(pki)}) // no keep-alive: a handshake per request
 		if kp != nil {
