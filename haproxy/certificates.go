@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/routeshift/routeshift/certs"
 	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/haproxy/runtime"
+	"github.com/routeshift/routeshift/router"
 )
 
 // privateKeyBlocks are the PEM block types HAProxy loads as private keys.
@@ -218,4 +220,38 @@ func crtListCertificate(value string) string {
 // crt-list and the certificates.
 func runtimeFile(path string) bool {
 	return path == crtListFile || strings.HasPrefix(path, routeCertsDir+"/")
+}
+
+// certificateOnly reports whether route value rt differs from the value
+// last rendered for its key only in its certificate, key or CA
+// certificate. Such a change reaches HAProxy through the runtime API,
+// which checks the certificate itself (it refuses what it cannot load and
+// keeps serving the old one), so it needs no probe.
+func (r *Renderer) certificateOnly(rt *router.Route) bool {
+	prev := r.routes[rt.Key()]
+	if prev == nil || prev.route.TLS == nil || rt.TLS == nil {
+		return false
+	}
+	a, b := *prev.route, *rt
+	at, bt := *a.TLS, *b.TLS
+	at.Certificate, at.Key, at.CACertificate = "", "", ""
+	bt.Certificate, bt.Key, bt.CACertificate = "", "", ""
+	a.TLS, b.TLS = &at, &bt
+	return reflect.DeepEqual(a, b)
+}
+
+// routeOfCertificate is the route whose certificate file is file (relative
+// to the working directory), as last rendered; nil for another file.
+func (r *Renderer) routeOfCertificate(file string) *router.Route {
+	name, ok := strings.CutPrefix(file, routeCertsDir+"/")
+	if !ok {
+		return nil
+	}
+	ns, rest, _ := strings.Cut(strings.TrimSuffix(name, ".pem"), "_")
+	if rr := r.routes[ns+"/"+rest]; rr != nil {
+		if _, ok := rr.files[file]; ok {
+			return rr.route
+		}
+	}
+	return nil
 }

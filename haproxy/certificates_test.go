@@ -8,6 +8,7 @@ import (
 	"github.com/routeshift/routeshift/certs"
 	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/haproxy/runtime"
+	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
 )
 
@@ -104,4 +105,43 @@ func describeCertificateUpdates(workDir string, out *runtime.Output) []string {
 		got = append(got, ops[u.Op]+" "+strings.ReplaceAll(what, workDir+"/", ""))
 	}
 	return got
+}
+
+// TestCertificateOnly: which changes of a rendered route are of its
+// certificate alone (checked by the runtime API, not probed), and which
+// route a certificate file belongs to.
+func TestCertificateOnly(t *testing.T) {
+	pki := newCA(t, "certificate-only CA")
+	first, second := issue(t, pki, "tls.example.com"), issue(t, pki, "tls.example.com")
+	withCert := func(kp *certs.KeyPair) func(*router.Route) {
+		return func(r *router.Route) { r.TLS.Certificate, r.TLS.Key = string(kp.CertPEM), string(kp.KeyPEM) }
+	}
+	r := newTestRenderer(t)
+	mustRender(t, r, snapshotOf([]*router.Route{served("ns", "tls", "tls.example.com", edgeRedirect, withCert(first)),
+		served("ns", "plain", "plain.example.com")}))
+	tests := []struct {
+		name string
+		rt   *router.Route
+		want bool
+	}{
+		{"certificate and key renewed", served("ns", "tls", "tls.example.com", edgeRedirect, withCert(second)), true},
+		{"certificate removed", served("ns", "tls", "tls.example.com", edgeRedirect), true},
+		{"certificate renewed and host changed", served("ns", "tls", "moved.example.com", edgeRedirect, withCert(second)), false},
+		{"certificate renewed and policy changed", served("ns", "tls", "tls.example.com", tlsRoute(routecore.TLSTerminationEdge, ""), withCert(second)), false},
+		{"plain route changed", served("ns", "plain", "other.example.com"), false},
+		{"route not rendered yet", served("ns", "new", "new.example.com", edgeRedirect, withCert(second)), false},
+	}
+	for _, tt := range tests {
+		if got := r.certificateOnly(tt.rt); got != tt.want {
+			t.Errorf("%s: certificateOnly = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if got := r.routeOfCertificate("certs/ns_tls.pem"); got == nil || got.Key() != "ns/tls" {
+		t.Errorf("routeOfCertificate(certs/ns_tls.pem) = %v, want ns/tls", got)
+	}
+	for _, file := range []string{defaultCrtFile, "certs/ns_plain.pem", "cacerts/ns_tls.pem"} {
+		if got := r.routeOfCertificate(file); got != nil {
+			t.Errorf("routeOfCertificate(%s) = %s, want none", file, got.Key())
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -212,8 +213,15 @@ func (l *loop) apply(snap router.Snapshot, what string) {
 // snapshot is applied again at once, without them. It reports whether it
 // did so.
 func (l *loop) isolate(err error) bool {
+	if l.d.last == nil {
+		return false
+	}
+	var certificate *runtime.CertificateRefusedError
+	if errors.As(err, &certificate) {
+		return l.refuseCertificate(certificate)
+	}
 	var refused *runtime.RefusedError
-	if !errors.As(err, &refused) || l.d.last == nil {
+	if !errors.As(err, &refused) {
 		return false
 	}
 	found, ferr := l.d.blame(refused)
@@ -232,6 +240,21 @@ func (l *loop) isolate(err error) bool {
 	}
 	l.log.Info("HAProxy refuses the configuration of routes it has not loaded yet; loading the others without them", "routes", len(found))
 	l.apply(*l.d.last, "applying the configuration without the routes HAProxy refuses")
+	return true
+}
+
+// refuseCertificate handles HAProxy refusing a route's certificate through
+// the runtime API, as it handles a route it refuses in a configuration:
+// the route is rendered closed and reported with HAProxy's words, and the
+// latest snapshot is applied again at once, without it.
+func (l *loop) refuseCertificate(refused *runtime.CertificateRefusedError) bool {
+	rt := l.d.renderer.routeOfCertificate(refused.File)
+	if rt == nil {
+		return false
+	}
+	l.d.renderer.Refuse(rt, refusalMessage([]string{refused.Message}, l.d.cfg.WorkingDir))
+	l.log.Info("HAProxy refuses a route's new certificate; serving the others without the route", "route", rt.Key())
+	l.apply(*l.d.last, "applying the configuration without the route whose certificate HAProxy refuses")
 	return true
 }
 
@@ -296,7 +319,8 @@ func (d *DataPlane) probe(ctx context.Context, snap router.Snapshot) {
 	if !d.renderer.rendered {
 		return
 	}
-	suspects := d.renderer.Unrendered(snap)
+	// A change of certificates alone is checked by the runtime API.
+	suspects := slices.DeleteFunc(d.renderer.Unrendered(snap), d.renderer.certificateOnly)
 	if len(suspects) == 0 || len(suspects) > maxProbed {
 		return
 	}

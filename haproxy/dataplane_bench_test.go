@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/router"
@@ -193,11 +194,6 @@ func workerRSS(b *testing.B, workDir string) float64 {
 // serveBenchRoutes starts HAProxy serving n routes spread over backends; it
 // stops with the benchmark.
 func serveBenchRoutes(b *testing.B, n int, backends []router.Endpoint) *benchRoutes {
-	d := settings.Defaults().DataPlane
-	d.WorkingDir = b.TempDir()
-	d.BindAddress = "127.0.0.1"
-	ports := freePorts(b, 4)
-	d.HTTPPort, d.HTTPSPort, d.SNIPort, d.NoSNIPort = ports[0], ports[1], ports[2], ports[3]
 	s := router.NewStore(router.AdmissionConfig{AllowLoopbackEndpoints: true})
 	hosts := make([]string, n)
 	for i := range n {
@@ -209,6 +205,19 @@ func serveBenchRoutes(b *testing.B, n int, backends []router.Endpoint) *benchRou
 		e := backends[i%len(backends)]
 		s.SetEndpointSlice(sliceFor(ns, r.Name, e.IP, e.Port))
 	}
+	d, _, _ := serveBenchStore(b, s)
+	return &benchRoutes{port: d.HTTPPort, hosts: hosts, workDir: d.WorkingDir}
+}
+
+// serveBenchStore starts a DataPlane on free loopback ports, publishes
+// what s holds and waits until HAProxy serves it; it stops with the
+// benchmark. Further snapshots go through the returned feed.
+func serveBenchStore(b *testing.B, s *router.Store) (dataplane.Config, *DataPlane, *router.Feed) {
+	d := settings.Defaults().DataPlane
+	d.WorkingDir = b.TempDir()
+	d.BindAddress = "127.0.0.1"
+	ports := freePorts(b, 4)
+	d.HTTPPort, d.HTTPSPort, d.SNIPort, d.NoSNIPort = ports[0], ports[1], ports[2], ports[3]
 	p, err := NewDataPlane(d, DataPlaneOptions{})
 	if err != nil {
 		b.Fatal(err)
@@ -225,7 +234,7 @@ func serveBenchRoutes(b *testing.B, n int, backends []router.Endpoint) *benchRou
 			b.Fatal("HAProxy not ready")
 		}
 	}
-	return &benchRoutes{port: d.HTTPPort, hosts: hosts, workDir: d.WorkingDir}
+	return p.cfg, p, feed
 }
 
 // throughput measures successful requests per second for duration from 8

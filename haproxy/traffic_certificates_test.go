@@ -200,3 +200,55 @@ func TestTrafficACMEChallengeBesideRedirect(t *testing.T) {
 		})
 	}
 }
+
+// TestTrafficRefusedCertificateRenewal: a route's certificate renewed with
+// one HAProxy cannot load (a 1024-bit RSA key, which routecore accepts and
+// OpenSSL 3 refuses) is refused by the runtime API: the route is reported
+// not servable with HAProxy's words and answered closed (503), as a route
+// HAProxy refuses in a configuration is, without a configuration failing
+// to load; the other routes keep being served, and a good certificate
+// brings the route back.
+func TestTrafficRefusedCertificateRenewal(t *testing.T) {
+	r := newTrafficRouter(t)
+	web := newBackend(t, "web", nil, nil)
+	r.endpoints("ns", "web", web)
+	ca := newCA(t, "renewals CA")
+	edge := func(mod func(*routecore.Route)) *routecore.Route {
+		return rt("ns", "tls", "tls.example.com", 1, toService("web"), mod)
+	}
+	r.route(edge(terminated(routecore.TLSTerminationEdge, "", issue(t, ca, "tls.example.com"), nil)))
+	r.route(rt("ns", "plain", "plain.example.com", 2, toService("web")))
+	r.start()
+	failures := r.counterValue(t, "routeshift_router_reload_failures_total")
+
+	r.route(edge(weakEdge(t, "tls.example.com")))
+	r.publish()
+	const want = "HAProxy refuses this route's configuration: unable to load SSL certificate into SSL Context 'certs/ns_tls.pem'."
+	if d := r.waitNotServable("ns", "tls", "unable to load SSL certificate"); d.Message != want {
+		t.Errorf("status message %q, want %q", d.Message, want)
+	}
+	eventually(t, 30*time.Second, "https://tls.example.com/ answered closed", func() error {
+		if x := fetch(r.client(clientOptions{}), "https://tls.example.com/"); x.err != nil || x.code != http.StatusServiceUnavailable {
+			return errors.New(x.String())
+		}
+		return nil
+	})
+	r.servedBy("plain.example.com", "/", "web")
+	if got := r.counterValue(t, "routeshift_router_reload_failures_total"); got != failures {
+		t.Errorf("%v configurations failed to load; the refused certificate should never reach one", got-failures)
+	}
+
+	fixed := issue(t, ca, "tls.example.com")
+	r.route(edge(terminated(routecore.TLSTerminationEdge, "", fixed, nil)))
+	r.publish()
+	r.servesCertificate(t, "tls.example.com", fixed)
+	eventually(t, 30*time.Second, "the fixed route is admitted and served", func() error {
+		if d := r.decision("ns", "tls"); d.Verdict != router.Admitted {
+			return fmt.Errorf("decision %+v", d)
+		}
+		if x := fetch(r.client(clientOptions{roots: pool(ca)}), "https://tls.example.com/"); !x.served("web") {
+			return errors.New(x.String())
+		}
+		return nil
+	})
+}

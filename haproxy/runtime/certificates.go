@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -88,27 +87,60 @@ func certificateCommands(u CertificateUpdate, data []byte) []runtimeCommand {
 	return nil
 }
 
+// CertificateRefusedError is HAProxy refusing the content of a
+// certificate file through the runtime API (set ssl cert or commit ssl
+// cert): a certificate it cannot load, which a reload would refuse too.
+// HAProxy keeps serving the certificate it had.
+type CertificateRefusedError struct {
+	// File is the certificate's file, relative to the working directory.
+	File string
+	// Message is HAProxy's answer.
+	Message string
+}
+
+func (e *CertificateRefusedError) Error() string {
+	return "HAProxy refuses certificate " + e.File + ": " + e.Message
+}
+
 // updateCertificates applies the certificate updates, in order, through
 // the runtime API of the current worker. It stops at the first command
-// HAProxy refuses (aborting a certificate transaction it leaves open):
-// the later updates may depend on it, and the files on disk are loaded by
-// a reload instead.
+// that fails (aborting a certificate transaction it leaves open): the
+// later updates may depend on it. HAProxy refusing a certificate's content
+// is a *CertificateRefusedError.
 func (p *Process) updateCertificates(updates []CertificateUpdate, files map[string]File) error {
 	for _, u := range updates {
 		for _, c := range certificateCommands(u, files[u.File].Data) {
 			out, err := p.master("@1 " + c.line)
-			if err == nil && !strings.Contains(out, c.ok) {
-				err = errors.New(strings.TrimSpace(out))
+			if err == nil && strings.Contains(out, c.ok) {
+				continue
 			}
+			if u.Loads() {
+				_, _ = p.master("@1 abort ssl cert " + u.Name)
+			}
+			verb, _, _ := strings.Cut(c.line, " <<")
 			if err != nil {
-				if u.Loads() {
-					_, _ = p.master("@1 abort ssl cert " + u.Name)
-				}
-				verb, _, _ := strings.Cut(c.line, " <<")
 				return fmt.Errorf("%s: %w", verb, err)
 			}
+			answer := refusal(out)
+			if u.Loads() {
+				return &CertificateRefusedError{File: u.File, Message: answer}
+			}
+			return fmt.Errorf("%s: %s", verb, answer)
 		}
 	}
 	p.metrics.certificateUpdates.WithLabelValues(CertificateUpdateRuntime).Add(float64(certificateLoads(updates)))
 	return nil
+}
+
+// refusal is the runtime API's answer without its progress lines
+// ("Committing …", "Failed!"), on one line.
+func refusal(answer string) string {
+	var out []string
+	for line := range strings.SplitSeq(answer, "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && line != "Failed!" && !strings.HasPrefix(line, "Committing ") {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, " ")
 }

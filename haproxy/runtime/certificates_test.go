@@ -37,6 +37,10 @@ func TestCertificateCommands(t *testing.T) {
 			}
 		})
 	}
+	answer := "Committing /w/certs/ns_a.pem.\nunable to load SSL certificate into SSL Context '/w/certs/ns_a.pem'.\nFailed!\n\n"
+	if got, want := refusal(answer), "unable to load SSL certificate into SSL Context '/w/certs/ns_a.pem'."; got != want {
+		t.Errorf("refusal = %q, want %q", got, want)
+	}
 	loads := []CertificateUpdate{{Op: CertificateSet}, {Op: CertificateNew}, {Op: CertificateDelete}, {Op: CrtListAdd}, {Op: CrtListDelete}}
 	if n := certificateLoads(loads); n != 2 {
 		t.Errorf("certificateLoads = %d, want 2 (set and new)", n)

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -169,10 +170,18 @@ func (p *Process) apply(ctx context.Context, out *Output, complete bool) error {
 		p.held = out
 		return p.load(ctx, step)
 	}
-	p.commit(out.Files)
 	// Certificates first: a failure there leaves them to the reload.
 	reason, certificates := ReasonCertificateRefused, out.Certificates
 	err := p.updateCertificates(out.Certificates, out.Files)
+	if refused := (*CertificateRefusedError)(nil); errors.As(err, &refused) {
+		// A reload would refuse the files too: keep the last good ones as
+		// what HAProxy runs; the next configuration, without the
+		// certificate, is loaded in full.
+		p.metrics.runtimeFailures.Inc()
+		p.setState(p.state.CertificateRefused())
+		return err
+	}
+	p.commit(out.Files)
 	if err == nil {
 		reason, certificates = ReasonRuntimeAPIRefused, nil
 		err = p.updateServers(out.Servers)

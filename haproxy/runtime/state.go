@@ -106,6 +106,12 @@ func (s State) RuntimeUpdated(complete bool) State {
 	return s
 }
 
+// CertificateRefused: HAProxy refused a certificate's content through the
+// runtime API, part way through the updates: what it runs is known only
+// as far as the last good files go, and the next configuration is loaded
+// in full. Nothing is held.
+func (s State) CertificateRefused() State { return s.forget() }
+
 // RuntimeRefused: HAProxy refused a server update; the files on disk are
 // right and are loaded at once instead.
 func (s State) RuntimeRefused(complete bool) (State, Step) {

@@ -55,6 +55,8 @@ func TestStateTransitions(t *testing.T) {
 			State{Started: true, Ready: true, Disk: DiskUnknown}, StepNone},
 		{"runtime API refused: loaded at once", running, func(s State) (State, Step) { return s.RuntimeRefused(true) },
 			held, StepLoadNow},
+		{"certificate refused: files unknown", running, only(State.CertificateRefused),
+			State{Started: true, Ready: true, Disk: DiskUnknown}, StepNone},
 
 		// Loads.
 		{"runtime update of a complete model: ready", unsynced, only(func(s State) State { return s.RuntimeUpdated(true) }),
