@@ -157,7 +157,8 @@ func TestRouterReadsOnlyGrantedSecrets(t *testing.T) {
 // TestRouterSecretRenewedWithoutReload: a renewed Secret (its tls.crt and
 // tls.key replaced, as cert-manager renews) reaches the clients of its
 // Route without a reload of HAProxy and without a failed handshake while
-// clients keep making them; each renewal is counted as a runtime
+// clients keep making them, and so does a certificate edited in a Route
+// (spec.tls.certificate and key); each is counted as a runtime
 // certificate update.
 func TestRouterSecretRenewedWithoutReload(t *testing.T) {
 	cp := framework.Cluster(t)
@@ -168,13 +169,18 @@ func TestRouterSecretRenewedWithoutReload(t *testing.T) {
 	roots := x509.NewCertPool()
 	roots.AddCert(ca.Cert)
 	leaf := issue(t, ca, host)
+	inlineHost := "inline." + ns + ".example.com"
+	inlineLeaf := issue(t, ca, inlineHost)
 	ip, port := tlsBackend(t, answer("web"), nil)
 	service(t, cp, ns, "web", ip, port)
-	create(t, cp, certificateSecret(ns, "renewed", leaf), externalEdge(ns, "renewed", host, "renewed"))
+	inline := labelled(ns, "inline", inlineHost, "web", &routecore.TLSConfig{Termination: routecore.TLSTerminationEdge,
+		Certificate: string(inlineLeaf.CertPEM), Key: string(inlineLeaf.KeyPEM)})
+	create(t, cp, certificateSecret(ns, "renewed", leaf), externalEdge(ns, "renewed", host, "renewed"), inline)
 	cp.GrantRouterSecret(t, ns, "renewed")
 	r := cp.StartRouter(t, "renewal", "--labels", testLabel+"="+ns)
 	waitStatus(t, cp, ns, "renewed", "renewal: True")
 	waitServedLeaf(t, r, host, roots, leaf)
+	waitServedLeaf(t, r, inlineHost, roots, inlineLeaf)
 	before := routerSeries(t, r)
 
 	var ok, failed atomic.Int64
@@ -206,6 +212,15 @@ func TestRouterSecretRenewedWithoutReload(t *testing.T) {
 		}
 		waitServedLeaf(t, r, host, roots, leaf)
 	}
+	inlineLeaf = issue(t, ca, inlineHost)
+	if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(inline), inline); err != nil {
+		t.Fatal(err)
+	}
+	inline.Spec.TLS.Certificate, inline.Spec.TLS.Key = string(inlineLeaf.CertPEM), string(inlineLeaf.KeyPEM)
+	if err := cp.Client.Update(ctx, inline); err != nil {
+		t.Fatal(err)
+	}
+	waitServedLeaf(t, r, inlineHost, roots, inlineLeaf)
 	stopLoad()
 	wg.Wait()
 	if n := failed.Load(); n != 0 {
@@ -214,12 +229,12 @@ func TestRouterSecretRenewedWithoutReload(t *testing.T) {
 	if ok.Load() == 0 {
 		t.Error("no handshake succeeded during the renewals")
 	}
-	t.Logf("%d TLS handshakes during %d renewals", ok.Load(), renewals)
+	t.Logf("%d TLS handshakes during %d renewals and an edit", ok.Load(), renewals)
 	framework.Eventually(t, "the renewals counted as runtime certificate updates", func() error {
 		after := routerSeries(t, r)
 		runtime := `routeshift_router_certificate_updates_total{method="runtime"}`
-		if got := after[runtime] - before[runtime]; got != renewals {
-			return fmt.Errorf("%s went up by %v, want %d", runtime, got, renewals)
+		if got := after[runtime] - before[runtime]; got != renewals+1 {
+			return fmt.Errorf("%s went up by %v, want %d", runtime, got, renewals+1)
 		}
 		if got := reloadCount(after) - reloadCount(before); got != 0 {
 			return fmt.Errorf("HAProxy reloaded %v times, want 0", got)
