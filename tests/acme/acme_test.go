@@ -24,6 +24,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -229,15 +230,21 @@ spec:
 // the condition Issuing=True, reason ManuallyTriggered, in its status.
 func renew(t *testing.T, cm client.Client, ns, name string) {
 	t.Helper()
-	crt := &cmapi.Certificate{}
-	if err := cm.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, crt); err != nil {
-		t.Fatal(err)
-	}
-	now := metav1.Now()
-	crt.Status.Conditions = append(crt.Status.Conditions, cmapi.CertificateCondition{Type: cmapi.CertificateConditionIssuing,
-		Status: cmmeta.ConditionTrue, Reason: "ManuallyTriggered", Message: "Certificate re-issuance manually triggered",
-		LastTransitionTime: &now, ObservedGeneration: crt.Generation})
-	if err := cm.Status().Update(context.Background(), crt); err != nil {
+	// cert-manager updates the Certificate's status itself (its
+	// readiness, its next renewal): re-read and retry on a conflict, as
+	// cmctl renew does.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		crt := &cmapi.Certificate{}
+		if err := cm.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, crt); err != nil {
+			return err
+		}
+		now := metav1.Now()
+		crt.Status.Conditions = append(crt.Status.Conditions, cmapi.CertificateCondition{Type: cmapi.CertificateConditionIssuing,
+			Status: cmmeta.ConditionTrue, Reason: "ManuallyTriggered", Message: "Certificate re-issuance manually triggered",
+			LastTransitionTime: &now, ObservedGeneration: crt.Generation})
+		return cm.Status().Update(context.Background(), crt)
+	})
+	if err != nil {
 		t.Fatalf("triggering the renewal of Certificate %s/%s: %v", ns, name, err)
 	}
 }
