@@ -126,8 +126,7 @@ func buildBackend(def *backendDefaults, in backendInput) backendOutput {
 	weights, active := serviceWeights(rt, in.services, tcp)
 	out := backendOutput{data: backendSettings(def, rt, active, tcp)}
 	d := out.data
-	routeCertificate(rt, &out)
-	unavailable := ""
+	unavailable := routeCertificate(rt, &out)
 	if rt.Overrides.IPAllowlist != nil && !allowList(def, rt, d, &out) {
 		unavailable = "no valid address in the IP allowlist"
 	}
@@ -348,14 +347,25 @@ func serverSSL(def *backendDefaults, rt *router.Route, defaultCA string, out *ba
 }
 
 // routeCertificate writes the certificate an edge or reencrypt route
-// serves, if it has its own: key, certificate and CA certificate, 0600.
-func routeCertificate(rt *router.Route, out *backendOutput) {
+// serves, if it has its own: key, certificate and CA certificate, 0600. It
+// returns why the route cannot be served when it names a certificate that
+// holds no key or no certificate (only without EXTENDED_VALIDATION): it
+// must not be served with the default certificate instead.
+func routeCertificate(rt *router.Route, out *backendOutput) string {
 	switch rt.Termination() {
 	case routecore.TLSTerminationEdge, routecore.TLSTerminationReencrypt:
 		if pemData := certificateFile(rt.TLS.Key, rt.TLS.Certificate, rt.TLS.CACertificate); pemData != nil {
 			out.addFile(routeCertFile(rt), runtime.File{Data: pemData, Mode: 0o600})
+			return ""
+		}
+		switch {
+		case rt.TLS.ExternalCertificate != nil && rt.TLS.ExternalCertificate.Name != "":
+			return "its external certificate Secret is missing or holds no PEM certificate and key"
+		case rt.TLS.Certificate != "" || rt.TLS.Key != "":
+			return "its certificate or key holds no PEM certificate or private key"
 		}
 	}
+	return ""
 }
 
 func (o *backendOutput) addFile(rel string, f runtime.File) {

@@ -88,17 +88,25 @@ func TestRenderUnservable(t *testing.T) {
 		rt.TLS.DestinationCACertificate = "no certificate here"
 	})
 	lonely := served("ns", "lonely", "localhost", wildcardRoute)
+	badCert := served("ns", "badcert", "badcert.example.com", tlsRoute(routecore.TLSTerminationEdge, ""), func(rt *router.Route) {
+		rt.TLS.Certificate, rt.TLS.Key = "not a certificate", "not a key"
+	})
+	noSecret := served("ns", "nosecret", "nosecret.example.com", tlsRoute(routecore.TLSTerminationEdge, ""), func(rt *router.Route) {
+		rt.TLS.ExternalCertificate = &routecore.LocalObjectReference{Name: "gone"}
+	})
 	good := served("ns", "good", "good.example.com")
-	snap := snapshotOf([]*router.Route{noAllowed, noCA, lonely, good})
+	snap := snapshotOf([]*router.Route{noAllowed, noCA, lonely, badCert, noSecret, good})
 	mustRender(t, r, snap)
 	got := map[string]string{}
 	for _, u := range r.Unservable() {
 		got[u.Route.Key()] = u.Message
 	}
 	want := map[string]string{
-		"ns/closed": "the router does not serve this route: no valid address in the IP allowlist",
-		"ns/noca":   "the router does not serve this route: the destination CA certificate holds no certificate",
-		"ns/lonely": "no request can reach this route: the router has no lookup key for its host and path",
+		"ns/closed":   "the router does not serve this route: no valid address in the IP allowlist",
+		"ns/noca":     "the router does not serve this route: the destination CA certificate holds no certificate",
+		"ns/lonely":   "no request can reach this route: the router has no lookup key for its host and path",
+		"ns/badcert":  "the router does not serve this route: its certificate or key holds no PEM certificate or private key",
+		"ns/nosecret": "the router does not serve this route: its external certificate Secret is missing or holds no PEM certificate and key",
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("unservable\n  %v\nwant\n  %v", got, want)
