@@ -2,6 +2,7 @@ package haproxy
 
 import (
 	"flag"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -43,10 +44,102 @@ type fuzzInput struct {
 	// kind picks the termination (bits 0-2), the insecure policy (bits
 	// 3-4), rate limiting (bit 6) and the wildcard policy (bit 7).
 	kind uint8
+	// long makes the values big selects long, or numerous (see
+	// growInput).
+	long uint16
+	big  uint8
+}
+
+// What fuzzInput.big makes long (up to fuzzInput.long bytes, by repeating
+// the fuzzed value) or numerous (fuzzInput.long of them): the limits of
+// routecore/limits.go and beyond.
+const (
+	bigPath          = 1 << iota // spec.path
+	bigTarget                    // the rewrite target
+	bigHeaderValue               // the header actions' value
+	bigHeaderName                // the header actions' name
+	bigCookie                    // the cookie name
+	bigHSTS                      // the HSTS header, max-age=<digits>
+	bigAllowlist                 // IP allowlist entries, besides the fuzzed ones
+	bigHeaderActions             // header actions of each direction (at most 64)
+)
+
+// grow repeats s (or "a" for an empty s) to n bytes.
+func grow(s string, n int) string {
+	if s == "" {
+		s = "a"
+	}
+	return strings.Repeat(s, n/len(s)+1)[:n]
+}
+
+// growInput applies in.big and in.long to the strings of in.
+func growInput(in fuzzInput) fuzzInput {
+	n := int(in.long)
+	if in.big&bigPath != 0 {
+		in.path = "/" + grow(strings.TrimPrefix(in.path, "/"), n)
+	}
+	if in.big&bigTarget != 0 {
+		in.target = "/" + grow(strings.TrimPrefix(in.target, "/"), n)
+	}
+	if in.big&bigHeaderValue != 0 {
+		in.hdrValue = grow(in.hdrValue, n)
+	}
+	if in.big&bigHeaderName != 0 {
+		in.hdrName = grow(in.hdrName, n)
+	}
+	if in.big&bigCookie != 0 {
+		in.cookie = grow(in.cookie, n)
+	}
+	if in.big&bigHSTS != 0 {
+		in.hsts = "max-age=" + grow("1", n)
+	}
+	if in.big&bigAllowlist != 0 {
+		entries := make([]string, 0, n+1)
+		for i := range n {
+			entries = append(entries, fmt.Sprintf("10.%d.%d.%d/32", i>>16&255, i>>8&255, i&255))
+		}
+		in.allowlist = strings.TrimSpace(in.allowlist + " " + strings.Join(entries, " "))
+	}
+	return in
+}
+
+// limitSeeds are FuzzRender's inputs with values at routecore's limits
+// (valid: HAProxy must load them) and one past them (refused).
+var limitSeeds = []struct {
+	in    fuzzInput
+	valid bool
+}{
+	{fuzzInput{host: "long.example.com", path: "/a.b(", target: "/%x'", big: bigPath | bigTarget, long: routecore.MaxPathLength - 1, kind: 1}, true},
+	{fuzzInput{host: "long.example.com", path: "/p", target: "/t", big: bigPath, long: routecore.MaxPathLength}, false},
+	{fuzzInput{host: "long.example.com", path: "/p", target: "/t", big: bigTarget, long: routecore.MaxRewriteTargetLength}, false},
+	{fuzzInput{host: "long.example.com", hdrName: "X-Big", hdrValue: "v%%'\\", big: bigHeaderValue, long: routecore.MaxHeaderValueLength, kind: 1}, true},
+	{fuzzInput{host: "long.example.com", hdrName: "X-n", hdrValue: "v", big: bigHeaderName, long: routecore.MaxHeaderNameLength}, true},
+	{fuzzInput{host: "long.example.com", hdrName: "X-Many", hdrValue: strings.Repeat("v", routecore.MaxHeaderValuesTotal/routecore.MaxHeaderActions),
+		big: bigHeaderActions, long: routecore.MaxHeaderActions, kind: 1}, true},
+	{fuzzInput{host: "long.example.com", hdrName: "X-Many", hdrValue: "v", big: bigHeaderActions, long: routecore.MaxHeaderActions + 1}, false},
+	{fuzzInput{host: "long.example.com", cookie: "c_-", big: bigCookie, long: routecore.MaxCookieNameLength, kind: 1}, true},
+	{fuzzInput{host: "long.example.com", big: bigHSTS, long: uint16(routecore.MaxHSTSHeaderLength - len("max-age=")), kind: 1}, true},
+	{fuzzInput{host: "long.example.com", allowlist: "::1", big: bigAllowlist, long: routecore.MaxAllowlistEntries - 1}, true},
+	{fuzzInput{host: "long.example.com", allowlist: "::1", big: bigAllowlist, long: routecore.MaxAllowlistEntries}, false},
+}
+
+// TestFuzzRenderLimitSeeds: FuzzRender's seeds at the limits are valid
+// Routes (so that the fuzz's HAProxy check covers them) and those past the
+// limits are not.
+func TestFuzzRenderLimitSeeds(t *testing.T) {
+	for i, seed := range limitSeeds {
+		r := fuzzRoute(seed.in)
+		routecore.Default(r, nil, routecore.DefaultOptions{})
+		errs := routecore.ValidateRoute(r, routecore.ValidateOptions{})
+		if got := len(errs) == 0; got != seed.valid {
+			t.Errorf("seed %d (big %#x, long %d): valid %v, want %v: %v", i, seed.in.big, seed.in.long, got, seed.valid, errs)
+		}
+	}
 }
 
 // fuzzRoute builds the route of a fuzz input.
 func fuzzRoute(in fuzzInput) *routecore.Route {
+	in = growInput(in)
 	host, path, hdrName, hdrValue, pem, kind := in.host, in.path, in.hdrName, in.hdrValue, in.pem, in.kind
 	r := &routecore.Route{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "r", UID: "uid", ResourceVersion: "1", CreationTimestamp: metav1.NewTime(renderEpoch),
@@ -82,11 +175,23 @@ func fuzzRoute(in fuzzInput) *routecore.Route {
 		r.Spec.TLS = &routecore.TLSConfig{Termination: routecore.TLSTerminationPassthrough, InsecureEdgeTerminationPolicy: policy}
 	}
 	if hdrName != "" && kind&7%5 != 4 {
-		r.Spec.HTTPHeaders = &routecore.RouteHTTPHeaders{Actions: routecore.RouteHTTPHeaderActions{
-			Request: []routecore.RouteHTTPHeader{{Name: hdrName, Action: routecore.RouteHTTPHeaderActionUnion{
-				Type: routecore.Set, Set: &routecore.RouteSetHTTPHeader{Value: hdrValue}}}},
-			Response: []routecore.RouteHTTPHeader{{Name: hdrName, Action: routecore.RouteHTTPHeaderActionUnion{Type: routecore.Delete}}},
-		}}
+		actions := 1
+		if in.big&bigHeaderActions != 0 {
+			// Past the limit of 20 any number is refused alike; more
+			// than 64 only slow the fuzzer down.
+			actions = min(int(in.long), 64)
+		}
+		h := &routecore.RouteHTTPHeaders{}
+		for i := range actions {
+			name := hdrName
+			if i > 0 {
+				name = fmt.Sprintf("%s-%d", hdrName, i)
+			}
+			h.Actions.Request = append(h.Actions.Request, routecore.RouteHTTPHeader{Name: name, Action: routecore.RouteHTTPHeaderActionUnion{
+				Type: routecore.Set, Set: &routecore.RouteSetHTTPHeader{Value: hdrValue}}})
+			h.Actions.Response = append(h.Actions.Response, routecore.RouteHTTPHeader{Name: name, Action: routecore.RouteHTTPHeaderActionUnion{Type: routecore.Delete}})
+		}
+		r.Spec.HTTPHeaders = h
 	}
 	return r
 }
@@ -110,14 +215,19 @@ func FuzzRender(f *testing.F) {
 		{host: "re.example.com", path: "/x", balance: "leastconn", timeout: "90s", number: "1", pem: string(p.CA.CertPEM), kind: 3 | 0x08},
 		{host: "wildcard.example.com", balance: "random", timeout: "10", allowlist: "192.168.0.1", kind: 4 | 0x18 | 0x80},
 	} {
-		f.Add(in.host, in.path, in.hdrName, in.hdrValue, in.balance, in.timeout, in.number, in.allowlist, in.hsts, in.cookie, in.sameSite, in.pem, in.key, in.target, in.kind)
+		f.Add(in.host, in.path, in.hdrName, in.hdrValue, in.balance, in.timeout, in.number, in.allowlist, in.hsts, in.cookie, in.sameSite, in.pem, in.key, in.target, in.kind, in.long, in.big)
+	}
+	for _, seed := range limitSeeds {
+		in := seed.in
+		f.Add(in.host, in.path, in.hdrName, in.hdrValue, in.balance, in.timeout, in.number, in.allowlist, in.hsts, in.cookie, in.sameSite, in.pem, in.key, in.target, in.kind, in.long, in.big)
 	}
 	defaultCert, err := fuzzDefaultCertificate()
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, host, path, hdrName, hdrValue, balance, timeout, number, allowlist, hsts, cookie, sameSite, pem, key, target string, kind uint8) {
-		route := fuzzRoute(fuzzInput{host, path, hdrName, hdrValue, balance, timeout, number, allowlist, hsts, cookie, sameSite, pem, key, target, kind})
+	f.Fuzz(func(t *testing.T, host, path, hdrName, hdrValue, balance, timeout, number, allowlist, hsts, cookie, sameSite, pem, key, target string,
+		kind uint8, long uint16, big uint8) {
+		route := fuzzRoute(fuzzInput{host, path, hdrName, hdrValue, balance, timeout, number, allowlist, hsts, cookie, sameSite, pem, key, target, kind, long, big})
 		routecore.Default(route, nil, routecore.DefaultOptions{})
 		if len(routecore.ValidateRoute(route, routecore.ValidateOptions{})) > 0 {
 			return
