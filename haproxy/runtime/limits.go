@@ -6,8 +6,8 @@ import (
 )
 
 // HAProxy's connections take file descriptors: two each (the client's and
-// the server's side), besides one per health-checked server and a few for
-// listeners, sockets and files. It raises its own limit to what maxconn
+// the server's side), besides one per server line (for its health checks)
+// and a few for listeners, sockets and files. It raises its own limit to what maxconn
 // needs at start, which an unprivileged process cannot do beyond the hard
 // limit; it then runs anyway ("no strict-limits") but refuses connections
 // once it runs out.
@@ -18,7 +18,7 @@ const fdsPerConnection = 2
 // fdReserve are the file descriptors kept for everything but connections:
 // listeners, the master CLI and runtime API sockets, log sockets, files
 // read at start (about 50 for the router's configuration), and about 1,000
-// health-checked servers, one each.
+// server lines, one each.
 const fdReserve = 1024
 
 // maxNoFile is where RaiseFileLimit stops when the hard limit is

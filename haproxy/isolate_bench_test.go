@@ -1,0 +1,138 @@
+package haproxy
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/routeshift/routeshift/internal/settings"
+	"github.com/routeshift/routeshift/router"
+	"github.com/routeshift/routeshift/router/routertest"
+)
+
+// BenchmarkIsolation: a real HAProxy serves 20,000 routes (the benchmarks'
+// mix: plain, edge, edge with its own certificate, reencrypt,
+// passthrough), each with one endpoint on a Go backend; one snapshot adds a
+// route HAProxy refuses (a weak certificate) and a good one. It measures
+// how long the router takes to find the refused route and report it
+// ("isolated-ms", the probes included) and until HAProxy serves the good
+// route ("loaded-s": the rest loaded, with HAProxy's check and reload of
+// the whole configuration). "good-only" adds a good route alone: its
+// "loaded-s" is the same check and reload without isolation.
+func BenchmarkIsolation(b *testing.B) {
+	requireHAProxy(b)
+	const n = 20000
+	for _, bad := range []bool{true, false} {
+		name := map[bool]string{true: "refused-route-20000", false: "good-only-20000"}[bad]
+		b.Run(name, func(b *testing.B) {
+			bench := startIsolationBench(b, n)
+			var isolated, loaded time.Duration
+			i := 0
+			for b.Loop() {
+				i++
+				iso, ld := bench.addRoutes(b, i, bad)
+				isolated, loaded = isolated+iso, loaded+ld
+			}
+			if bad {
+				b.ReportMetric(float64(isolated.Milliseconds())/float64(i), "isolated-ms")
+			}
+			b.ReportMetric(loaded.Seconds()/float64(i), "loaded-s")
+		})
+	}
+}
+
+// isolationBench is a data plane serving a cluster, with its store and
+// the reports it made.
+type isolationBench struct {
+	store   *router.Store
+	feed    *router.Feed
+	port    int
+	backend string
+	ip      string
+	bport   int32
+	mu      sync.Mutex
+	reports map[string]time.Time
+}
+
+func startIsolationBench(b *testing.B, n int) *isolationBench {
+	ip, port := benchBackend(b, "web", false)
+	c := routertest.NewCluster(b, n)
+	s := router.NewStore(router.AdmissionConfig{AllowLoopbackEndpoints: true})
+	for _, r := range c.Routes {
+		s.SetRoute(r)
+		s.SetEndpointSlice(sliceFor(r.Namespace, r.Spec.To.Name, ip, port))
+	}
+	d := settings.Defaults().DataPlane
+	d.WorkingDir = trafficWorkDir(b)
+	d.BindAddress = "127.0.0.1"
+	ports := freePorts(b, 4)
+	d.HTTPPort, d.HTTPSPort, d.SNIPort, d.NoSNIPort = ports[0], ports[1], ports[2], ports[3]
+	d.ReloadInterval = 100 * time.Millisecond
+	p, err := NewDataPlane(d, DataPlaneOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bench := &isolationBench{store: s, feed: &router.Feed{}, port: d.HTTPPort, ip: ip, bport: port, reports: map[string]time.Time{}}
+	sub := bench.feed.Subscribe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		done <- p.Serve(ctx, sub, router.FeedbackFunc(func(r *router.Route, _ string) {
+			bench.mu.Lock()
+			bench.reports[r.Key()] = time.Now()
+			bench.mu.Unlock()
+		}))
+	}()
+	b.Cleanup(func() { cancel(); <-done })
+	bench.feed.Publish(s.Commit(true))
+	for deadline := time.Now().Add(5 * time.Minute); !p.Ready(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatal("HAProxy not ready")
+		}
+	}
+	return bench
+}
+
+// addRoutes publishes a good route (and, when bad, a refused one) and
+// returns how long until the refused one was reported and until the good
+// one was served.
+func (bench *isolationBench) addRoutes(b *testing.B, i int, bad bool) (isolated, loaded time.Duration) {
+	good := rt("bench", fmt.Sprintf("good-%d", i), fmt.Sprintf("good-%d.bench.example.com", i), 0)
+	good.Spec.To.Name = "web"
+	bench.store.SetRoute(good)
+	bench.store.SetEndpointSlice(sliceFor("bench", "web", bench.ip, bench.bport))
+	refused := fmt.Sprintf("bench/weak-%d", i)
+	if bad {
+		bench.store.SetRoute(rt("bench", fmt.Sprintf("weak-%d", i), fmt.Sprintf("weak-%d.bench.example.com", i), 0, weakEdge(b, "weak.example.com")))
+	}
+	start := time.Now()
+	bench.feed.Publish(bench.store.Commit(true))
+	client := &http.Client{Timeout: 5 * time.Second}
+	for deadline := start.Add(5 * time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatal("the good route was not served within 5 minutes")
+		}
+		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/", bench.port), nil)
+		req.Host = good.Spec.Host
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				loaded = time.Since(start)
+				break
+			}
+		}
+	}
+	if !bad {
+		return 0, loaded
+	}
+	bench.mu.Lock()
+	at, ok := bench.reports[refused]
+	bench.mu.Unlock()
+	if !ok {
+		b.Fatalf("%s was not reported not servable", refused)
+	}
+	return at.Sub(start), loaded
+}
