@@ -135,15 +135,15 @@ func (r *Renderer) configData(bound, crls bool) *ConfigData {
 			d.HTTP.Routing.RedirectPort = ":" + strconv.Itoa(p)
 		}
 		d.HTTPS = &TLSFrontend{Bind: r.bind(cfg.HTTPSPort), AcceptProxy: cfg.UseProxyProtocol,
-			InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: "be_sni", NoSNIBackend: "be_no_sni"}
+			InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: sniRelay, NoSNIBackend: noSNIRelay}
 	}
 	clientAuth := r.clientAuthData(crls)
 	tls := RoutingData{ExactMap: maps.HTTPSExact, PrefixMap: maps.HTTPSPrefix, Proto: "https", Misdirected: !cfg.DisableHTTP2,
 		Forwarded: cfg.ForwardedHeaders, ForwardedMap: maps.Forwarded, ClientAuth: clientAuth}
 	d.Terminating = []TerminatingFrontend{
-		{Name: "fe_sni", Backend: "be_sni", Bind: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.SNIPort)),
+		{Name: "fe_sni", Backend: sniRelay, Bind: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.SNIPort)),
 			DefaultCertificate: r.defaultCert.path, CrtList: maps.CrtList, StrictSNI: cfg.StrictSNI, Routing: tls, ClientAuth: clientAuth},
-		{Name: "fe_no_sni", Backend: "be_no_sni", Bind: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.NoSNIPort)),
+		{Name: "fe_no_sni", Backend: noSNIRelay, Bind: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.NoSNIPort)),
 			DefaultCertificate: r.defaultCert.path, Routing: tls, ClientAuth: clientAuth},
 	}
 	if cfg.StatsPort > 0 {

@@ -84,7 +84,8 @@ func NewDataPlane(cfg dataplane.Config, opts DataPlaneOptions) (*DataPlane, erro
 		return nil, err
 	}
 	process := runtime.New(runtime.Config{WorkingDir: renderer.cfg.WorkingDir, MasterSocket: masterSocket, Dirs: workingDirs, ServerStateFile: serverStateFile,
-		ReloadInterval: cfg.ReloadInterval, HAProxy: opts.HAProxy, Log: opts.Log, Now: opts.Now, StopTimeout: cfg.HardStopAfter}, opts.Metrics)
+		ReloadInterval: cfg.ReloadInterval, HAProxy: opts.HAProxy, Log: opts.Log, Now: opts.Now, StopTimeout: cfg.HardStopAfter,
+		RelayBackends: []string{sniRelay, noSNIRelay}}, opts.Metrics)
 	haproxy := opts.HAProxy
 	if haproxy == "" {
 		haproxy = "haproxy"

@@ -139,6 +139,10 @@ const (
 	// to https. HAProxy proxy names cannot contain '@', so no backend is
 	// called that.
 	redirectValue = "@redirect-https"
+	// sniRelay and noSNIRelay hand TLS connections from the TCP frontend
+	// to the frontends that terminate them, with and without SNI.
+	sniRelay   = "be_sni"
+	noSNIRelay = "be_no_sni"
 	// dynamicCookieKey is the key of sticky cookies' values: the same on
 	// every router, so that a client's cookie works on all of them.
 	dynamicCookieKey = "routeshift"

@@ -14,6 +14,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/routecore"
 )
 
 // Stopping with real traffic: when the data plane's context ends, HAProxy
@@ -146,5 +147,34 @@ func TestTrafficStopIsBounded(t *testing.T) {
 	}
 	if x := <-held; x.err == nil {
 		t.Errorf("the request that outlasted ROUTER_HARD_STOP_AFTER got %v, want its connection cut", x)
+	}
+}
+
+// TestTrafficStopWithAnIdleTLSConnection: a client's kept-alive TLS
+// connection, idle, does not hold HAProxy until ROUTER_HARD_STOP_AFTER:
+// the relay from the TCP frontend to the frontend that terminates TLS
+// carries no request of its own (idle kept-alive connections stay open on
+// a soft stop, as they do on a reload, so that none fails a request).
+func TestTrafficStopWithAnIdleTLSConnection(t *testing.T) {
+	r := newTrafficRouter(t, func(d *dataplane.Config) {
+		// The TCP frontend's inactivity timeout would end the relay, and
+		// the stop, after a while too.
+		d.HardStopAfter, d.ClientTimeout = 10*time.Minute, 10*time.Minute
+	})
+	web := newBackend(t, "web", nil, nil)
+	r.route(rt("shop", "web", "web.example.test", 1, toService("web"), terminated(routecore.TLSTerminationEdge, "", nil, nil)))
+	r.endpoints("shop", "web", web)
+	stop, done, serveErr := r.serveStoppable()
+	keepAlive := r.client(clientOptions{keepAlive: true, timeout: time.Minute})
+	wantServed(t, "https://web.example.test/", fetch(keepAlive, "https://web.example.test/"), "web")
+
+	stop()
+	select {
+	case <-done:
+		if *serveErr != nil {
+			t.Errorf("Serve: %v", *serveErr)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Serve did not return: HAProxy waits for the idle kept-alive TLS connection")
 	}
 }

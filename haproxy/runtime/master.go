@@ -350,7 +350,8 @@ func (p *Process) waitSoftStop(exited <-chan struct{}) softStopEnd {
 var workerLine = regexp.MustCompile(`(?m)^(\d+)\s+worker\s`)
 
 // busy reports whether a worker, current or left by a reload, has a
-// stream other than a CLI session (fe=GLOBAL, such as this query's own).
+// stream other than a CLI session (fe=GLOBAL, such as this query's own)
+// and a relay's (Config.RelayBackends).
 func (p *Process) busy() (bool, error) {
 	out, err := p.master("show proc")
 	if err != nil {
@@ -362,12 +363,22 @@ func (p *Process) busy() (bool, error) {
 			return false, err
 		}
 		for line := range strings.SplitSeq(sess, "\n") {
-			if strings.HasPrefix(line, "0x") && !strings.Contains(line, " fe=GLOBAL ") {
+			if strings.HasPrefix(line, "0x") && !strings.Contains(line, " fe=GLOBAL ") && !p.relayed(line) {
 				return true, nil
 			}
 		}
 	}
 	return false, nil
+}
+
+// relayed reports whether a line of show sess is a relay's stream.
+func (p *Process) relayed(line string) bool {
+	for _, be := range p.cfg.RelayBackends {
+		if strings.Contains(line, " be="+be+" ") {
+			return true
+		}
+	}
+	return false
 }
 
 // exitsWithin waits up to d for exited to close and reports whether it did.

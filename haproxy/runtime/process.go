@@ -42,6 +42,12 @@ type Config struct {
 	// reload, relative to WorkingDir (the configuration's server-state-file);
 	// empty for none.
 	ServerStateFile string
+	// RelayBackends are backends that only hand connections from one of
+	// HAProxy's frontends to another (TLS from the TCP frontend to the
+	// frontend that terminates it): their streams carry no request of
+	// their own, and an idle kept-alive TLS connection keeps one, so Stop
+	// does not wait for them.
+	RelayBackends []string
 }
 
 // DefaultStopTimeout is how long a stopping HAProxy may finish its
