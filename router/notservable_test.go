@@ -13,8 +13,9 @@ import (
 // TestStoreNotServable: a data plane's report that it cannot serve a route
 // turns its admission into RouteNotServable with the data plane's words;
 // the route keeps its host claim and its served value (in the snapshot's
-// routes) until its value changes, which admits it again for the data
-// plane to try. Reports on values the store no longer serves are ignored.
+// routes) until what it serves changes, which admits it again for the data
+// plane to try; a new object serving the same (the router's own status
+// write) changes nothing. Reports on values the store no longer serves are ignored.
 func TestStoreNotServable(t *testing.T) {
 	s := store(AdmissionConfig{}, rt("ns", "bad", "www.example.com", 1), rt("ns", "good", "good.example.com", 2),
 		rt("other", "late", "www.example.com", 3))
@@ -39,8 +40,17 @@ func TestStoreNotServable(t *testing.T) {
 		{"another route of the host changes: still not servable", func() {
 			s.SetRoute(rt("other", "late", "www.example.com", 3, func(r *routecore.Route) { r.ResourceVersion = "2" }))
 		}, []string{notServable, "ns/good admitted", late}, nil, 1},
+		{"a new object that serves the same (its status written): still not servable", func() {
+			s.SetRoute(rt("ns", "bad", "www.example.com", 1, func(r *routecore.Route) {
+				r.ResourceVersion = "2"
+				r.Labels = map[string]string{"team": "a"}
+			}))
+		}, []string{notServable, "ns/good admitted", late}, nil, 1},
 		{"the route changes: admitted again", func() {
-			s.SetRoute(rt("ns", "bad", "www.example.com", 1, func(r *routecore.Route) { r.ResourceVersion = "2" }))
+			s.SetRoute(rt("ns", "bad", "www.example.com", 1, func(r *routecore.Route) {
+				r.ResourceVersion = "3"
+				r.Spec.Path = "/fixed"
+			}))
 		}, []string{"ns/bad admitted", "ns/good admitted", late}, []string{"ns/bad"}, 0},
 	}
 	for _, step := range steps {

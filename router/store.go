@@ -2,6 +2,7 @@ package router
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -413,9 +414,17 @@ func (s *Store) judgeDomain(domain string, hosts map[string]bool, routes *PMapEd
 func (s *Store) decide(k string, st *routeState, d Decision, routes *PMapEditor[*Route], decisions *PMapEditor[Decision], changed Changes) {
 	if d.Verdict == Admitted {
 		if st.served == nil || st.servedFor != st.judged || st.served.Host != d.Host {
-			st.served, st.servedFor = s.serve(st.judged, d.Host), st.judged
-			routes.Set(k, st.served)
-			changed.Routes[k] = true
+			// A new object that serves the same (its status written,
+			// a label changed) keeps the value served: the data plane
+			// has nothing to redo, and what it reported about that
+			// value still holds.
+			next := s.serve(st.judged, d.Host)
+			if st.served == nil || !reflect.DeepEqual(st.served, next) {
+				st.served = next
+				routes.Set(k, st.served)
+				changed.Routes[k] = true
+			}
+			st.servedFor = st.judged
 		}
 		d = st.servable(d)
 	} else if st.served != nil {
