@@ -174,6 +174,10 @@ func (p *Process) apply(ctx context.Context, out *Output, complete bool) error {
 	p.setState(state)
 	if step != StepRuntimeAPI {
 		p.held = out
+		if step == StepLoadWhenDue && p.cfg.Now().Sub(p.lastLoad) < p.cfg.ReloadInterval {
+			logf.FromContext(ctx).WithName("haproxy").V(1).Info("a reload is due; held until RELOAD_INTERVAL has passed since the last one",
+				"reasons", len(out.Reasons))
+		}
 		return p.load(ctx, step)
 	}
 	// Certificates first: a failure there leaves them to the reload.
@@ -194,6 +198,8 @@ func (p *Process) apply(ctx context.Context, out *Output, complete bool) error {
 	}
 	if err == nil {
 		p.setState(p.state.RuntimeUpdated(complete))
+		logf.FromContext(ctx).WithName("haproxy").V(1).Info("applied through the runtime API",
+			"servers", len(out.Servers), "certificates", len(out.Certificates))
 		return nil
 	}
 	// The files on disk are right; HAProxy is not: load them.
