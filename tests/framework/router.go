@@ -175,6 +175,8 @@ func (cp *ControlPlane) LaunchRouter(t testing.TB, name string, flags ...string)
 	t.Cleanup(func() {
 		if err := p.Stop(); err != nil {
 			t.Errorf("router %s did not stop cleanly: %v\n%s", name, err, p.Output())
+		} else if t.Failed() {
+			t.Logf("router %s output:\n%s", name, p.Output())
 		}
 	})
 	if err := WaitHTTP(ctx, fmt.Sprintf("http://127.0.0.1:%d/healthz", ports[0]), 60*time.Second, p); err != nil {

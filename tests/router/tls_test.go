@@ -172,20 +172,69 @@ func TestRouterServesTLSTraffic(t *testing.T) {
 }
 
 // TestRouterReadyAfterFirstLoad: a router whose TEMPLATE_FILE renders a
-// line HAProxy refuses for one Route is alive (/healthz 200) but not ready
-// (/healthz/ready not 200) while no configuration with the synced Routes
-// has loaded, retries included; once that Route is deleted the next
-// configuration loads and the router is ready and serves.
+// line HAProxy refuses outside any route (in its HTTP routing rules) is
+// alive (/healthz 200) but not ready (/healthz/ready not 200) while no
+// configuration with the synced Routes has loaded, retries included, and
+// logs HAProxy's words. A line HAProxy refuses in one Route's backend only
+// does not hold the first load: that Route is reported RouteNotServable,
+// the router is ready and serves the others.
 func TestRouterReadyAfterFirstLoad(t *testing.T) {
 	cp := framework.Cluster(t)
-	ns := cp.CreateNamespace(t, "ready")
 	ip, port := tlsBackend(t, answer("web-pod"), nil)
-	service(t, cp, ns, "web", ip, port)
-	good, broken := labelled(ns, "good", "good."+ns+".example.com", "web", nil), labelled(ns, "broken", "broken."+ns+".example.com", "web", nil)
-	create(t, cp, good, broken)
-	// A custom backend template (the documented data), with a line HAProxy
-	// refuses in the backend of ns/broken.
-	template := fmt.Sprintf(`{{define "backend"}}backend {{.Name}} from {{.Defaults}}
+	// Each router reads Routes of its own namespace.
+	routes := func(t *testing.T) (ns string, good *routecore.Route) {
+		ns = cp.CreateNamespace(t, "ready")
+		service(t, cp, ns, "web", ip, port)
+		good = labelled(ns, "good", "good."+ns+".example.com", "web", nil)
+		create(t, cp, good, labelled(ns, "broken", "broken."+ns+".example.com", "web", nil))
+		return ns, good
+	}
+	templateFile := func(text string) string {
+		file := filepath.Join(t.TempDir(), "custom.tmpl")
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return file
+	}
+
+	t.Run("a line outside any route: not ready", func(t *testing.T) {
+		ns, _ := routes(t)
+		file := templateFile(`{{define "http-routing"}}
+  this-is-not-a-directive
+{{end}}`)
+		r := cp.LaunchRouter(t, "unready", "--labels", testLabel+"="+ns, "--template", file, "--interval", "1s")
+		framework.Eventually(t, "a retry of the refused configuration failed too", func() error {
+			if !strings.Contains(r.Output(), `"msg":"applying the configuration again"`) {
+				return errors.New("no failed retry logged")
+			}
+			series, err := scrape(r)
+			if err != nil {
+				return err
+			}
+			if n := series["routeshift_router_reload_failures_total"]; n < 2 {
+				return fmt.Errorf("routeshift_router_reload_failures_total = %v", n)
+			}
+			return nil
+		})
+		if code, body, err := r.GetListen("/healthz", ""); err != nil || code != http.StatusOK {
+			t.Errorf("/healthz while HAProxy refuses the configuration: %d %q %v, want 200", code, body, err)
+		}
+		if code, body, err := r.GetListen("/healthz/ready", ""); err != nil || code == http.StatusOK {
+			t.Errorf("/healthz/ready while HAProxy refuses the configuration: %d %q %v, want not 200", code, body, err)
+		}
+		if !strings.Contains(r.Output(), "this-is-not-a-directive") {
+			t.Errorf("HAProxy's reason is not logged:\n%s", r.Output())
+		}
+		if strings.Contains(r.Output(), `"msg":"not serving a route"`) {
+			t.Errorf("a route was blamed for a line outside any route:\n%s", r.Output())
+		}
+	})
+
+	t.Run("a line in one route's backend: that route is not servable", func(t *testing.T) {
+		ns, good := routes(t)
+		// A custom backend template (the documented data), with a line
+		// HAProxy refuses in the backend of ns/broken.
+		file := templateFile(fmt.Sprintf(`{{define "backend"}}backend {{.Name}} from {{.Defaults}}
 {{- if eq .Route %q}}
   this-is-not-a-directive
 {{- end}}
@@ -196,47 +245,25 @@ func TestRouterReadyAfterFirstLoad(t *testing.T) {
   server {{.Name}} {{.Endpoint}}{{if .Enabled}} weight {{.Weight}}{{else}} disabled{{end}}
 {{- end}}
 {{end}}
-`, ns+"/broken")
-	file := filepath.Join(t.TempDir(), "backend.tmpl")
-	if err := os.WriteFile(file, []byte(template), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	r := cp.LaunchRouter(t, "ready", "--labels", testLabel+"="+ns, "--template", file, "--interval", "1s")
-	framework.Eventually(t, "a retry of the refused configuration failed too", func() error {
-		if !strings.Contains(r.Output(), `"msg":"applying the configuration again"`) {
-			return errors.New("no failed retry logged")
+`, ns+"/broken"))
+		r := cp.LaunchRouter(t, "ready", "--labels", testLabel+"="+ns, "--template", file, "--interval", "1s")
+		framework.Eventually(t, "/healthz/ready 200 once the configuration without ns/broken loads", func() error {
+			if code, body, err := r.GetListen("/healthz/ready", ""); err != nil || code != http.StatusOK {
+				return fmt.Errorf("%d %q %v", code, body, err)
+			}
+			return nil
+		})
+		got := waitStatus(t, cp, ns, "broken", "ready: False RouteNotServable")
+		if in, _ := entryOf(got, "ready"); !strings.Contains(in.Conditions[0].Message, "this-is-not-a-directive") {
+			t.Errorf("message %q, want HAProxy's words", in.Conditions[0].Message)
 		}
-		series, err := scrape(r)
-		if err != nil {
-			return err
-		}
-		if n := series["routeshift_router_reload_failures_total"]; n < 2 {
-			return fmt.Errorf("routeshift_router_reload_failures_total = %v", n)
-		}
-		return nil
+		waitStatus(t, cp, ns, "good", "ready: True")
+		httpClient := &http.Client{Timeout: 5 * time.Second}
+		framework.Eventually(t, good.Spec.Host+" served", func() error {
+			if code, body, err := get(httpClient, fmt.Sprintf("http://127.0.0.1:%d/", r.HTTPPort), good.Spec.Host); err != nil || code != http.StatusOK || body != "web-pod" {
+				return fmt.Errorf("%d %q %v", code, body, err)
+			}
+			return nil
+		})
 	})
-	if code, body, err := r.GetListen("/healthz", ""); err != nil || code != http.StatusOK {
-		t.Errorf("/healthz while HAProxy refuses the configuration: %d %q %v, want 200", code, body, err)
-	}
-	if code, body, err := r.GetListen("/healthz/ready", ""); err != nil || code == http.StatusOK {
-		t.Errorf("/healthz/ready while HAProxy refuses the configuration: %d %q %v, want not 200", code, body, err)
-	}
-	if !strings.Contains(r.Output(), "this-is-not-a-directive") {
-		t.Errorf("HAProxy's reason is not logged:\n%s", r.Output())
-	}
-
-	if err := cp.Client.Delete(context.Background(), broken); err != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(t, "/healthz/ready 200 once the configuration loads", func() error {
-		if code, body, err := r.GetListen("/healthz/ready", ""); err != nil || code != http.StatusOK {
-			return fmt.Errorf("%d %q %v", code, body, err)
-		}
-		return nil
-	})
-	httpClient := &http.Client{Timeout: 5 * time.Second}
-	if code, body, err := get(httpClient, fmt.Sprintf("http://127.0.0.1:%d/", r.HTTPPort), good.Spec.Host); err != nil || code != http.StatusOK || body != "web-pod" {
-		t.Errorf("%s once ready: %d %q %v", good.Spec.Host, code, body, err)
-	}
 }
