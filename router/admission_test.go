@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/routeshift/routeshift/internal/fixtures"
 	"github.com/routeshift/routeshift/routecore"
@@ -488,6 +491,321 @@ func TestAdmissionExtendedValidation(t *testing.T) {
 					t.Error("ns/r is served although rejected")
 				}
 			})
+		}
+	}
+}
+
+// TestAdmissionRules: one route on its own, from its object and the
+// router's configuration to the whole decision (verdict, reason, message,
+// effective host and wildcard policy). The checks run in order (a host,
+// valid, not denied, allowed, wildcard policy) and the first that fails
+// gives the reason, so cases that break several rules pin the order.
+func TestAdmissionRules(t *testing.T) {
+	tmpl := HostnameTemplate("${name}-${namespace}.apps.example.com")
+	subdomain := func(s string) func(*routecore.Route) { return func(r *routecore.Route) { r.Spec.Subdomain = s } }
+	none, sub := routecore.WildcardPolicyNone, routecore.WildcardPolicySubdomain
+	admit := func(host string, policy routecore.WildcardPolicyType) Decision {
+		return Decision{Verdict: Admitted, Host: host, WildcardPolicy: policy}
+	}
+	reject := func(reason, message, host string, policy routecore.WildcardPolicyType) Decision {
+		return Decision{Verdict: Rejected, Reason: reason, Message: message, Host: host, WildcardPolicy: policy}
+	}
+	const (
+		noHost     = "no host value was defined for the route"
+		denied     = "host in list of denied domains"
+		notAllowed = "host not in the allowed list of domains"
+		noWildcard = "wildcard routes are not allowed"
+	)
+	long := strings.Repeat("n", 61) // with "-ns", one over a label's 63
+	tests := []struct {
+		name  string
+		cfg   AdmissionConfig
+		route *routecore.Route
+		want  Decision
+	}{
+		{"a plain route", AdmissionConfig{}, rt("ns", "r", "www.example.com", 1), admit("www.example.com", none)},
+		{"no wildcard policy written: reported as None", AdmissionConfig{},
+			rt("ns", "r", "www.example.com", 1, func(r *routecore.Route) { r.Spec.WildcardPolicy = "" }), admit("www.example.com", none)},
+		{"no wildcard policy written, rejected: reported as None", AdmissionConfig{DeniedDomains: ParseDomainList("example.com")},
+			rt("ns", "r", "www.example.com", 1, func(r *routecore.Route) { r.Spec.WildcardPolicy = "" }),
+			reject(ReasonNotAdmitted, denied, "www.example.com", none)},
+
+		// A host, from spec.host, spec.subdomain or ROUTER_SUBDOMAIN.
+		{"no host, nothing to make one", AdmissionConfig{}, rt("ns", "r", "", 1), reject(ReasonNoHostValue, noHost, "", none)},
+		{"spec.subdomain without ROUTER_DOMAIN", AdmissionConfig{}, rt("ns", "r", "", 1, subdomain("shop")),
+			reject(ReasonNoHostValue, noHost, "", none)},
+		{"spec.subdomain with ROUTER_DOMAIN", AdmissionConfig{RouterDomain: "apps.example.com"}, rt("ns", "r", "", 1, subdomain("shop")),
+			admit("shop.apps.example.com", none)},
+		{"spec.host wins over spec.subdomain", AdmissionConfig{RouterDomain: "apps.example.com"},
+			rt("ns", "r", "www.example.com", 1, subdomain("shop")), admit("www.example.com", none)},
+		{"spec.subdomain wins over ROUTER_SUBDOMAIN", AdmissionConfig{RouterDomain: "apps.example.com", HostnameTemplate: tmpl},
+			rt("ns", "r", "", 1, subdomain("shop")), admit("shop.apps.example.com", none)},
+		{"ROUTER_OVERRIDE_HOSTNAME replaces spec.subdomain's host too",
+			AdmissionConfig{RouterDomain: "apps.example.com", HostnameTemplate: tmpl, OverrideHostname: true},
+			rt("ns", "r", "", 1, subdomain("shop")), admit("r-ns.apps.example.com", none)},
+		{"ROUTER_SUBDOMAIN for a hostless route", AdmissionConfig{HostnameTemplate: tmpl}, rt("ns", "r", "", 1),
+			admit("r-ns.apps.example.com", none)},
+		{"ROUTER_SUBDOMAIN quoted and upper case: the host is lower case",
+			AdmissionConfig{HostnameTemplate: `"${name}.Apps.Example.COM"`}, rt("ns", "r", "", 1), admit("r.apps.example.com", none)},
+		{"ROUTER_SUBDOMAIN making a label over 63 characters", AdmissionConfig{HostnameTemplate: tmpl}, rt("ns", long, "", 1),
+			reject(ReasonInvalidHost, `host name validation errors: spec.host: Invalid value: "`+long+`-ns.apps.example.com": must be no more than 63 characters`,
+				long+"-ns.apps.example.com", none)},
+		{"ROUTER_OVERRIDE_HOSTNAME moves a host into the allowed domains",
+			AdmissionConfig{HostnameTemplate: tmpl, OverrideHostname: true, AllowedDomains: ParseDomainList("apps.example.com")},
+			rt("ns", "r", "www.elsewhere.org", 1), admit("r-ns.apps.example.com", none)},
+		{"ROUTER_OVERRIDE_DOMAINS moves a denied host out of the denied domain",
+			AdmissionConfig{HostnameTemplate: tmpl, OverrideDomains: ParseDomainList("cluster.local"), DeniedDomains: ParseDomainList("cluster.local")},
+			rt("ns", "r", "r.svc.cluster.local", 1), admit("r-ns.apps.example.com", none)},
+		{"a host outside ROUTER_OVERRIDE_DOMAINS is judged as written",
+			AdmissionConfig{HostnameTemplate: tmpl, OverrideDomains: ParseDomainList("cluster.local"), DeniedDomains: ParseDomainList("example.org")},
+			rt("ns", "r", "www.example.org", 1), reject(ReasonNotAdmitted, denied, "www.example.org", none)},
+		{"the generated host is judged against the denied domains",
+			AdmissionConfig{HostnameTemplate: tmpl, DeniedDomains: ParseDomainList("apps.example.com")},
+			rt("ns", "r", "", 1), reject(ReasonNotAdmitted, denied, "r-ns.apps.example.com", none)},
+
+		// Order of the checks.
+		{"invalid and denied: invalid first", AdmissionConfig{DeniedDomains: ParseDomainList("example.com")},
+			rt("ns", "r", "-bad.example.com", 1),
+			reject(ReasonInvalidHost, `host name validation errors: spec.host: Invalid value: "-bad.example.com": host must conform to DNS 952 subdomain conventions, `+
+				`spec.host: Invalid value: "-bad.example.com": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				"-bad.example.com", none)},
+		{"denied and not allowed: denied first",
+			AdmissionConfig{DeniedDomains: ParseDomainList("example.com"), AllowedDomains: ParseDomainList("example.org")},
+			rt("ns", "r", "www.example.com", 1), reject(ReasonNotAdmitted, denied, "www.example.com", none)},
+		{"allowed and denied: denied wins", AdmissionConfig{DeniedDomains: ParseDomainList("www.example.com"), AllowedDomains: ParseDomainList("example.com")},
+			rt("ns", "r", "www.example.com", 1), reject(ReasonNotAdmitted, denied, "www.example.com", none)},
+		{"not allowed and a wildcard: the domain first", AdmissionConfig{AllowedDomains: ParseDomainList("example.org")},
+			rt("ns", "r", "wild.example.com", 1, wildcard), reject(ReasonNotAdmitted, notAllowed, "wild.example.com", sub)},
+		{"denied wildcard route", AdmissionConfig{AllowWildcardRoutes: true, DeniedDomains: ParseDomainList("wild.example.com")},
+			rt("ns", "r", "wild.example.com", 1, wildcard), reject(ReasonNotAdmitted, denied, "wild.example.com", sub)},
+		{"no wildcard routes: the policy is reported", AdmissionConfig{AllowedDomains: ParseDomainList("example.com")},
+			rt("ns", "r", "wild.example.com", 1, wildcard), reject(ReasonNotAdmitted, noWildcard, "wild.example.com", sub)},
+		{"a wildcard route is matched by its own host", AdmissionConfig{AllowWildcardRoutes: true, AllowedDomains: ParseDomainList("wild.example.com")},
+			rt("ns", "r", "wild.example.com", 1, wildcard), admit("wild.example.com", sub)},
+		{"invalid route on a hostless template route: validation sees the generated host",
+			AdmissionConfig{HostnameTemplate: tmpl}, rt("ns", "r", "", 1, withPath("/x"), withTLS(routecore.TLSTerminationPassthrough)),
+			reject(ReasonNotAdmitted, `spec.path: Invalid value: "/x": passthrough termination does not support paths`, "r-ns.apps.example.com", none)},
+		{"a route without a service", AdmissionConfig{}, rt("ns", "r", "www.example.com", 1, func(r *routecore.Route) { r.Spec.To.Name = "" }),
+			reject(ReasonNotAdmitted, "spec.to.name: Required value", "www.example.com", none)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := store(tt.cfg, tt.route).Commit(true)
+			k := tt.route.Namespace + "/" + tt.route.Name
+			got, _ := snap.Decisions.Get(k)
+			if got != tt.want {
+				t.Errorf("decision\n  %+v\nwant\n  %+v", got, tt.want)
+			}
+			served, ok := snap.Routes.Get(k)
+			switch {
+			case ok != (tt.want.Verdict == Admitted):
+				t.Errorf("served %v, decision %s", ok, tt.want.Verdict)
+			case ok && served.Host != tt.want.Host:
+				t.Errorf("served for host %q, decided %q", served.Host, tt.want.Host)
+			}
+		})
+	}
+}
+
+// TestShardSelectors: ROUTE_LABELS and NAMESPACE_LABELS must both match; a
+// route of a namespace the router has not seen is outside a namespace
+// shard even when the selector matches no labels at all. A route outside
+// the shard gets the bare Ignored decision (no host: the router writes no
+// status for it).
+func TestShardSelectors(t *testing.T) {
+	parse := func(s string) labels.Selector {
+		sel, err := labels.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sel
+	}
+	tests := []struct {
+		name         string
+		routes, nses string // selectors, "" for none
+		routeLabels  []string
+		nsLabels     map[string]string // nil: namespace not known
+		admitted     bool
+	}{
+		{"no selectors", "", "", nil, nil, true},
+		{"route selector matches", "shard=a", "", []string{"shard", "a"}, nil, true},
+		{"route selector does not match", "shard=a", "", []string{"shard", "b"}, nil, false},
+		{"route selector, route without labels", "shard=a", "", nil, nil, false},
+		{"a negative route selector admits a route without labels", "shard!=b", "", nil, nil, true},
+		{"an exists route selector", "shard", "", []string{"shard", ""}, nil, true},
+		{"namespace selector, namespace matches", "", "team=x", nil, map[string]string{"team": "x"}, true},
+		{"namespace selector, namespace does not match", "", "team=x", nil, map[string]string{"team": "y"}, false},
+		{"namespace selector, namespace unknown", "", "team=x", nil, nil, false},
+		{"a negative namespace selector, namespace unknown", "", "team!=x", nil, nil, false},
+		{"a negative namespace selector, namespace without labels", "", "team!=x", nil, map[string]string{}, true},
+		{"both match", "shard=a", "team=x", []string{"shard", "a"}, map[string]string{"team": "x"}, true},
+		{"route matches, namespace does not", "shard=a", "team=x", []string{"shard", "a"}, map[string]string{"team": "y"}, false},
+		{"namespace matches, route does not", "shard=a", "team=x", []string{"shard", "b"}, map[string]string{"team": "x"}, false},
+		{"set-based selectors", "shard in (a,b)", "team notin (y)", []string{"shard", "b"}, map[string]string{"team": "x"}, true},
+		{"route labels do not select the namespace", "", "shard=a", []string{"shard", "a"}, map[string]string{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cfg AdmissionConfig
+			if tt.routes != "" {
+				cfg.RouteSelector = parse(tt.routes)
+			}
+			if tt.nses != "" {
+				cfg.NamespaceSelector = parse(tt.nses)
+			}
+			s := NewStore(cfg)
+			if tt.nsLabels != nil {
+				s.SetNamespace("ns", tt.nsLabels)
+			}
+			var mods []func(*routecore.Route)
+			if tt.routeLabels != nil {
+				mods = append(mods, withLabels(tt.routeLabels...))
+			}
+			s.SetRoute(rt("ns", "r", "www.example.com", 1, mods...))
+			snap := s.Commit(true)
+			got, _ := snap.Decisions.Get("ns/r")
+			want := Decision{Verdict: Ignored}
+			if tt.admitted {
+				want = Decision{Verdict: Admitted, Host: "www.example.com", WildcardPolicy: routecore.WildcardPolicyNone}
+			}
+			if got != want {
+				t.Errorf("decision %+v, want %+v", got, want)
+			}
+			if _, served := snap.Routes.Get("ns/r"); served != tt.admitted {
+				t.Errorf("served %v", served)
+			}
+		})
+	}
+}
+
+// TestGeneratedHostClaims: hosts made by ROUTER_SUBDOMAIN and
+// spec.subdomain compete like written ones: a template without ${name}
+// gives every route of a namespace one host, shared by path and won by the
+// oldest, and another namespace's route on that host loses it.
+func TestGeneratedHostClaims(t *testing.T) {
+	subdomain := func(s string) func(*routecore.Route) { return func(r *routecore.Route) { r.Spec.Subdomain = s } }
+	cfg := AdmissionConfig{HostnameTemplate: "${namespace}.apps.example.com", RouterDomain: "apps.example.com"}
+	s := store(cfg,
+		rt("shop", "a", "", 1),
+		rt("shop", "b", "", 2, withPath("/b")),
+		rt("shop", "c", "", 3),
+		rt("blog", "d", "", 4),
+		rt("blog", "e", "shop.apps.example.com", 5, withPath("/e")),
+		rt("blog", "f", "", 6, subdomain("shop")))
+	expect(t, s.Commit(true), "shop/a admitted", "shop/b admitted",
+		"shop/c rejected HostAlreadyClaimed: route a already exposes shop.apps.example.com and is older",
+		"blog/d admitted",
+		"blog/e rejected HostAlreadyClaimed: a route in another namespace holds shop.apps.example.com and is older than e",
+		"blog/f rejected HostAlreadyClaimed: a route in another namespace holds shop.apps.example.com and is older than f")
+	s.DeleteNamespace("shop") // no namespace selector: nothing changes
+	s.DeleteRoute("shop", "a")
+	expect(t, s.Commit(true), "shop/b admitted", "shop/c admitted", "blog/d admitted",
+		"blog/e rejected HostAlreadyClaimed: a route in another namespace holds shop.apps.example.com and is older than e",
+		"blog/f rejected HostAlreadyClaimed: a route in another namespace holds shop.apps.example.com and is older than f")
+	s.DeleteRoute("shop", "b")
+	s.DeleteRoute("shop", "c")
+	expect(t, s.Commit(true), "blog/d admitted", "blog/e admitted", "blog/f admitted")
+}
+
+// TestCertificateRejection: the external certificate secret and, with
+// EXTENDED_VALIDATION, the certificates themselves, from the route and
+// what the router knows of its secret to the reason and message.
+func TestCertificateRejection(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsSecretOf := func(typ corev1.SecretType, cert, key []byte) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tls"}, Type: typ,
+			Data: map[string][]byte{corev1.TLSCertKey: cert, corev1.TLSPrivateKeyKey: key}}
+	}
+	good := tlsSecretOf(corev1.SecretTypeTLS, p.Leaf.CertPEM, p.Leaf.KeyPEM)
+	mismatched := tlsSecretOf(corev1.SecretTypeTLS, p.Leaf.CertPEM, p.Other.KeyPEM)
+	opaque := tlsSecretOf(corev1.SecretTypeOpaque, p.Leaf.CertPEM, p.Leaf.KeyPEM)
+	ext := func(name string) *routecore.Route {
+		return rt("ns", "r", "www.example.com", 1, func(r *routecore.Route) {
+			r.Spec.TLS = &routecore.TLSConfig{Termination: routecore.TLSTerminationEdge, ExternalCertificate: &routecore.LocalObjectReference{Name: name}}
+		})
+	}
+	inline := rt("ns", "r", "www.example.com", 1, func(r *routecore.Route) {
+		r.Spec.TLS = &routecore.TLSConfig{Termination: routecore.TLSTerminationEdge, Certificate: string(p.Leaf.CertPEM), Key: string(p.Other.KeyPEM)}
+	})
+	const (
+		forbidden = "spec.tls.externalCertificate: Forbidden: router serviceaccount does not have permission to get this secret"
+		mismatch  = `spec.tls.key: Invalid value: "redacted key data": tls: private key does not match public key`
+	)
+	tests := []struct {
+		name       string
+		route      *routecore.Route
+		secret     *corev1.Secret
+		unreadable string
+		extended   bool
+		reason     string
+		message    string
+	}{
+		{"plain HTTP", rt("ns", "r", "www.example.com", 1), nil, "", true, "", ""},
+		{"edge without certificates", rt("ns", "r", "www.example.com", 1, withTLS(routecore.TLSTerminationEdge)), nil, "", true, "", ""},
+		{"an empty external certificate name counts as none", ext(""), nil, "", true, "", ""},
+		{"unreadable", ext("tls"), nil, "router serviceaccount does not have permission to get this secret", false,
+			ReasonExternalCertificateValidation, forbidden},
+		{"unreadable, extended", ext("tls"), nil, "router serviceaccount does not have permission to get this secret", true,
+			ReasonExternalCertificateValidation, forbidden},
+		{"missing, not extended: admitted", ext("tls"), nil, "", false, "", ""},
+		{"missing, extended", ext("tls"), nil, "", true,
+			ReasonExternalCertificateValidation, `spec.tls.externalCertificate: Not found: "secrets \"tls\" not found"`},
+		{"not of type TLS, not extended: admitted", ext("tls"), opaque, "", false, "", ""},
+		{"not of type TLS, extended", ext("tls"), opaque, "", true,
+			ReasonExternalCertificateValidation, `spec.tls.externalCertificate: Invalid value: "tls": secret of type "kubernetes.io/tls" required`},
+		{"a good secret, extended", ext("tls"), good, "", true, "", ""},
+		{"a secret whose key does not match, not extended: admitted", ext("tls"), mismatched, "", false, "", ""},
+		{"a secret whose key does not match, extended: the secret's certificate is checked", ext("tls"), mismatched, "", true,
+			ReasonExtendedValidationFailed, mismatch},
+		{"inline certificate with another key, not extended", inline, nil, "", false, "", ""},
+		{"inline certificate with another key, extended", inline, nil, "", true, ReasonExtendedValidationFailed, mismatch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var asked []string
+			lookup := func(name string) (*corev1.Secret, string) {
+				asked = append(asked, name)
+				return tt.secret, tt.unreadable
+			}
+			reason, message := certificateRejection(tt.route, lookup, tt.extended)
+			if reason != tt.reason || message != tt.message {
+				t.Errorf("got %q %q\nwant %q %q", reason, message, tt.reason, tt.message)
+			}
+			if want := externalSecret(tt.route); want != "" && !slices.Equal(asked, []string{want}) || want == "" && len(asked) > 0 {
+				t.Errorf("looked up secrets %q, want only the route's external certificate %q", asked, want)
+			}
+		})
+	}
+}
+
+// TestValidationRejection: errors on spec.host make InvalidHost, naming
+// only the host errors; any other error makes RouteNotAdmitted with all of
+// them.
+func TestValidationRejection(t *testing.T) {
+	host := field.Invalid(field.NewPath("spec", "host"), "X", "bad host")
+	host2 := field.Invalid(field.NewPath("spec", "host"), "X", "too long")
+	path := field.Invalid(field.NewPath("spec", "path"), "x", "must start with /")
+	port := field.Required(field.NewPath("spec", "port"), "needed")
+	tests := []struct {
+		name            string
+		errs            field.ErrorList
+		reason, message string
+	}{
+		{"a host error", field.ErrorList{host}, ReasonInvalidHost, `host name validation errors: spec.host: Invalid value: "X": bad host`},
+		{"two host errors, in order", field.ErrorList{host, host2}, ReasonInvalidHost,
+			`host name validation errors: spec.host: Invalid value: "X": bad host, spec.host: Invalid value: "X": too long`},
+		{"a host error among others: only the host's", field.ErrorList{path, host}, ReasonInvalidHost,
+			`host name validation errors: spec.host: Invalid value: "X": bad host`},
+		{"another field", field.ErrorList{path}, ReasonNotAdmitted, `spec.path: Invalid value: "x": must start with /`},
+		{"two other fields", field.ErrorList{path, port}, ReasonNotAdmitted,
+			`[spec.path: Invalid value: "x": must start with /, spec.port: Required value: needed]`},
+	}
+	for _, tt := range tests {
+		if reason, message := validationRejection(tt.errs); reason != tt.reason || message != tt.message {
+			t.Errorf("%s: got %q %q\nwant %q %q", tt.name, reason, message, tt.reason, tt.message)
 		}
 	}
 }
