@@ -4,11 +4,16 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/routeshift/routeshift/routecore"
 )
 
 // TestJudgeHostsRule is the rule the Store's shortcut (judgeHosts) rests
@@ -124,4 +129,193 @@ func describe(contenders []*contender) string {
 			ct.key, ct.namespace, ct.name, ct.host, ct.path, ct.wildcard, ct.tls, ct.passthru, ct.created.Unix(), ct.uid)
 	}
 	return s
+}
+
+// TestStoreIncrementalEqualsFromScratch: after any sequence of route and
+// namespace events, committed at random points, every snapshot of a store
+// that judges incrementally holds the decisions and served values a new
+// store judging the same objects at once holds; its Changed.Routes names
+// exactly the routes whose decision or served value differs from the
+// previous snapshot (and those deleted meanwhile); its counters and its
+// index of hosts held stay true. Random sequences cover all configurations
+// whose rules the shortcut could get wrong: both ownership modes, a
+// namespace shard, a route shard and generated hosts.
+func TestStoreIncrementalEqualsFromScratch(t *testing.T) {
+	shard := labels.SelectorFromSet(labels.Set{"shard": "a"})
+	configs := map[string]AdmissionConfig{
+		"ownership check on":  {AllowWildcardRoutes: true},
+		"ownership check off": {AllowWildcardRoutes: true, DisableNamespaceOwnershipCheck: true},
+		"namespace shard":     {AllowWildcardRoutes: true, NamespaceSelector: shard},
+		"route shard":         {AllowWildcardRoutes: true, RouteSelector: shard},
+		"generated hosts":     {AllowWildcardRoutes: true, HostnameTemplate: "${namespace}.x.com", RouterDomain: "x.com"},
+	}
+	for name, cfg := range configs {
+		t.Run(name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, uint64(len(name))))
+			for seq := range 150 {
+				runSequence(t, cfg, rng, seq)
+				if t.Failed() {
+					return
+				}
+			}
+		})
+	}
+}
+
+// world is the objects a sequence has left: what a new store is given.
+type world struct {
+	routes     map[string]*routecore.Route
+	namespaces map[string]map[string]string
+}
+
+// runSequence applies 30 random events to a store, committing now and
+// then, and checks each snapshot against a store built from scratch.
+func runSequence(t *testing.T, cfg AdmissionConfig, rng *rand.Rand, seq int) {
+	t.Helper()
+	s := NewStore(cfg)
+	w := world{routes: map[string]*routecore.Route{}, namespaces: map[string]map[string]string{}}
+	prev := s.Commit(true)
+	deleted := map[string]bool{}
+	var log []string
+	for step := range 30 {
+		log = append(log, randomEvent(rng, s, &w, deleted, fmt.Sprint(seq, "-", step)))
+		if rng.IntN(3) > 0 && step < 29 {
+			continue
+		}
+		snap := s.Commit(true)
+		if msg := compareWithScratch(cfg, s, w, prev, snap, deleted); msg != "" {
+			t.Errorf("sequence %d after:\n  %s\n%s", seq, strings.Join(log, "\n  "), msg)
+			return
+		}
+		checkHolders(t, s)
+		prev = snap
+		clear(deleted)
+	}
+}
+
+// randomEvent applies one random event to s and w and describes it.
+func randomEvent(rng *rand.Rand, s *Store, w *world, deleted map[string]bool, version string) string {
+	ns := fmt.Sprintf("ns%d", rng.IntN(3))
+	switch rng.IntN(10) {
+	case 0:
+		name := fmt.Sprintf("r%d", rng.IntN(5))
+		s.DeleteRoute(ns, name)
+		if w.routes[ns+"/"+name] != nil {
+			deleted[ns+"/"+name] = true
+		}
+		delete(w.routes, ns+"/"+name)
+		return "delete route " + ns + "/" + name
+	case 1:
+		l := map[string]string{"shard": []string{"a", "b"}[rng.IntN(2)]}
+		s.SetNamespace(ns, l)
+		w.namespaces[ns] = l
+		return fmt.Sprintf("namespace %s labels %v", ns, l)
+	case 2:
+		s.DeleteNamespace(ns)
+		delete(w.namespaces, ns)
+		return "delete namespace " + ns
+	}
+	r := randomRoute(rng, ns, version)
+	s.SetRoute(r)
+	w.routes[r.Namespace+"/"+r.Name] = r
+	return fmt.Sprintf("route %s/%s host %q subdomain %q path %q wildcard %v tls %v labels %v age %d", r.Namespace, r.Name,
+		r.Spec.Host, r.Spec.Subdomain, r.Spec.Path, r.Spec.WildcardPolicy == routecore.WildcardPolicySubdomain,
+		r.Spec.TLS != nil, r.Labels, r.CreationTimestamp.Unix()-epoch.Unix())
+}
+
+// randomRoute is one of 5 routes of ns, on one of a few hosts of two
+// domains (or none, or a subdomain), maybe a wildcard, with a path, TLS
+// and a shard label.
+func randomRoute(rng *rand.Rand, ns, version string) *routecore.Route {
+	hosts := []string{"a.x.com", "b.x.com", "w.x.com", "a.y.com", "", "ns1.x.com"}
+	r := rt(ns, fmt.Sprintf("r%d", rng.IntN(5)), hosts[rng.IntN(len(hosts))], rng.IntN(4))
+	r.ResourceVersion = version
+	if r.Spec.Host == "" && rng.IntN(2) == 0 {
+		r.Spec.Subdomain = "sub"
+	}
+	if rng.IntN(4) == 0 {
+		wildcard(r)
+	}
+	r.Spec.Path = []string{"", "", "/p", "/q"}[rng.IntN(4)]
+	switch rng.IntN(4) {
+	case 1:
+		withTLS(routecore.TLSTerminationEdge)(r)
+	case 2:
+		if r.Spec.Path == "" {
+			withTLS(routecore.TLSTerminationPassthrough)(r)
+		}
+	}
+	if rng.IntN(3) > 0 {
+		r.Labels = map[string]string{"shard": "a"}
+	}
+	return r
+}
+
+// compareWithScratch returns what differs between the incremental store's
+// snapshot and a new store's, and between its Changed.Routes and what
+// really changed since prev; "" when nothing does.
+func compareWithScratch(cfg AdmissionConfig, s *Store, w world, prev, snap Snapshot, deleted map[string]bool) string {
+	fresh := NewStore(cfg)
+	for ns, l := range w.namespaces {
+		fresh.SetNamespace(ns, l)
+	}
+	for _, r := range w.routes {
+		fresh.SetRoute(r)
+	}
+	want := fresh.Commit(true)
+	var diffs []string
+	for k, d := range want.Decisions.All() {
+		if got, _ := snap.Decisions.Get(k); got != d {
+			diffs = append(diffs, fmt.Sprintf("%s: incremental %+v, from scratch %+v", k, got, d))
+		}
+	}
+	if snap.Decisions.Len() != want.Decisions.Len() {
+		diffs = append(diffs, fmt.Sprintf("%d decisions, from scratch %d", snap.Decisions.Len(), want.Decisions.Len()))
+	}
+	for k, r := range want.Routes.All() {
+		if got, ok := snap.Routes.Get(k); !ok || !reflect.DeepEqual(got, r) {
+			diffs = append(diffs, fmt.Sprintf("%s served: incremental %+v, from scratch %+v", k, got, r))
+		}
+	}
+	if snap.Routes.Len() != want.Routes.Len() {
+		diffs = append(diffs, fmt.Sprintf("%d routes served, from scratch %d", snap.Routes.Len(), want.Routes.Len()))
+	}
+	if s.verdicts != fresh.verdicts {
+		diffs = append(diffs, fmt.Sprintf("verdict counters %v, from scratch %v", s.verdicts, fresh.verdicts))
+	}
+	for _, k := range changedKeys(prev, snap, deleted) {
+		if !snap.Changed.Routes[k] {
+			diffs = append(diffs, k+" changed but is not in Changed.Routes")
+		}
+	}
+	for k := range snap.Changed.Routes {
+		if !slices.Contains(changedKeys(prev, snap, deleted), k) {
+			diffs = append(diffs, k+" is in Changed.Routes but did not change")
+		}
+	}
+	return strings.Join(diffs, "\n")
+}
+
+// changedKeys are the routes deleted since prev and those whose decision
+// or served value differs between prev and next.
+func changedKeys(prev, next Snapshot, deleted map[string]bool) []string {
+	out := slices.Collect(maps.Keys(deleted))
+	add := func(k string) {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	for _, pair := range [][2]Snapshot{{prev, next}, {next, prev}} {
+		for k, d := range pair[0].Decisions.All() {
+			if o, ok := pair[1].Decisions.Get(k); !ok || o != d {
+				add(k)
+			}
+		}
+		for k, r := range pair[0].Routes.All() {
+			if o, ok := pair[1].Routes.Get(k); !ok || o != r {
+				add(k)
+			}
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -439,5 +440,228 @@ func TestStoreResync(t *testing.T) {
 	s.SetEndpointSlice(unversioned)
 	if snap := s.Commit(true); !snap.Changed.Services["ns/web"] {
 		t.Error("a slice without resourceVersion was taken as unchanged")
+	}
+}
+
+// TestRouteUpdates: a route that changes is judged again with the routes
+// of its old host and of its new one: moving away frees its host for the
+// next claimant, moving back takes it again by age, a change of path alone
+// serves anew without touching the other routes, and a route turned
+// wildcard competes for the whole domain. Each step names exactly the
+// routes whose decision or served value changed.
+func TestRouteUpdates(t *testing.T) {
+	s := NewStore(AdmissionConfig{AllowWildcardRoutes: true})
+	version := 0
+	set := func(r *routecore.Route) func() {
+		return func() {
+			version++
+			r = r.DeepCopy()
+			r.ResourceVersion = fmt.Sprint("v", version)
+			s.SetRoute(r)
+		}
+	}
+	const (
+		aOn1    = "ns1/a admitted"
+		bOn1    = "ns2/b admitted"
+		bLoses  = "ns2/b rejected HostAlreadyClaimed: a route in another namespace holds h1.x.com and is older than b"
+		cOther  = "ns3/c admitted"
+		dOtherY = "ns2/d admitted"
+	)
+	steps := []struct {
+		shardStep
+		hosts map[string]string // route -> the host it is served for
+	}{
+		{shardStep{"the oldest of two namespaces holds h1", func() {
+			set(rt("ns1", "a", "h1.x.com", 1))()
+			set(rt("ns2", "b", "h1.x.com", 2))()
+			set(rt("ns3", "c", "other.x.com", 0))()
+			set(rt("ns2", "d", "d.y.com", 5))()
+		}, []string{aOn1, bLoses, cOther, dOtherY}, []string{"ns1/a", "ns3/c", "ns2/d"}, []string{"ns1/a", "ns2/b", "ns3/c", "ns2/d"}},
+			map[string]string{"ns1/a": "h1.x.com"}},
+		{shardStep{"the holder moves to h2: the next claimant gets h1", set(rt("ns1", "a", "h2.x.com", 1)),
+			[]string{"ns1/a admitted", bOn1, cOther, dOtherY}, []string{"ns1/a", "ns2/b", "ns3/c", "ns2/d"}, []string{"ns1/a", "ns2/b"}},
+			map[string]string{"ns1/a": "h2.x.com", "ns2/b": "h1.x.com"}},
+		{shardStep{"it moves back: older, it takes h1 again", set(rt("ns1", "a", "h1.x.com", 1)),
+			[]string{aOn1, bLoses, cOther, dOtherY}, []string{"ns1/a", "ns3/c", "ns2/d"}, []string{"ns1/a", "ns2/b"}},
+			map[string]string{"ns1/a": "h1.x.com"}},
+		{shardStep{"a new path on the holder: only it is served anew", set(rt("ns1", "a", "h1.x.com", 1, withPath("/v2"))),
+			[]string{aOn1, bLoses, cOther, dOtherY}, []string{"ns1/a", "ns3/c", "ns2/d"}, []string{"ns1/a"}},
+			map[string]string{"ns1/a": "h1.x.com"}},
+		{shardStep{"the loser moves to another domain: admitted there, nothing else changes", set(rt("ns2", "b", "b.y.com", 2)),
+			[]string{aOn1, "ns2/b admitted", cOther, dOtherY}, []string{"ns1/a", "ns2/b", "ns3/c", "ns2/d"}, []string{"ns2/b"}},
+			map[string]string{"ns2/b": "b.y.com"}},
+		{shardStep{"it comes back to h1 with another path: still another namespace's host", set(rt("ns2", "b", "h1.x.com", 2, withPath("/b"))),
+			[]string{aOn1, bLoses, cOther, dOtherY}, []string{"ns1/a", "ns3/c", "ns2/d"}, []string{"ns2/b"}},
+			map[string]string{}},
+		{shardStep{"the holder turns wildcard: an older host of another namespace blocks it, and h1 is free", set(rt("ns1", "a", "h1.x.com", 1, wildcard)),
+			[]string{"ns1/a rejected HostAlreadyClaimed: a route in another namespace holds host h1.x.com", bOn1, cOther, dOtherY},
+			[]string{"ns2/b", "ns3/c", "ns2/d"}, []string{"ns1/a", "ns2/b"}},
+			map[string]string{"ns2/b": "h1.x.com"}},
+		{shardStep{"the blocking host goes: the wildcard wins the domain, and b loses h1", func() { s.DeleteRoute("ns3", "c") },
+			[]string{aOn1, "ns2/b rejected HostAlreadyClaimed: a route in another namespace holds host h1.x.com", dOtherY},
+			[]string{"ns1/a", "ns2/d"}, []string{"ns1/a", "ns2/b", "ns3/c"}},
+			map[string]string{"ns1/a": "h1.x.com"}},
+		{shardStep{"another domain's route is untouched by the wildcard: a new host there is admitted", set(rt("ns3", "e", "e.y.com", 6)),
+			[]string{aOn1, "ns2/b rejected HostAlreadyClaimed: a route in another namespace holds host h1.x.com", dOtherY, "ns3/e admitted"},
+			[]string{"ns1/a", "ns2/d", "ns3/e"}, []string{"ns3/e"}},
+			map[string]string{"ns3/e": "e.y.com"}},
+		{shardStep{"the wildcard is deleted: b gets h1", func() { s.DeleteRoute("ns1", "a") },
+			[]string{bOn1, dOtherY, "ns3/e admitted"}, []string{"ns2/b", "ns2/d", "ns3/e"}, []string{"ns1/a", "ns2/b"}},
+			map[string]string{"ns2/b": "h1.x.com"}},
+		{shardStep{"deleted and created again in one commit: judged anew, reported changed", func() {
+			s.DeleteRoute("ns2", "d")
+			set(rt("ns2", "d", "d.y.com", 5))()
+		}, []string{bOn1, dOtherY, "ns3/e admitted"}, []string{"ns2/b", "ns2/d", "ns3/e"}, []string{"ns2/d"}},
+			map[string]string{"ns2/d": "d.y.com"}},
+	}
+	for _, step := range steps {
+		step.do()
+		snap := s.Commit(true)
+		t.Run(step.name, func(t *testing.T) {
+			checkShardStep(t, s, snap, step.want, step.served, step.changed)
+			for k, host := range step.hosts {
+				if r, ok := snap.Routes.Get(k); !ok || r.Host != host {
+					t.Errorf("%s served %v for host %q, want %q", k, ok, r.Host, host)
+				}
+			}
+			checkHolders(t, s)
+		})
+	}
+}
+
+// TestSnapshotsStay: a snapshot once returned never changes: later commits
+// build new maps and leave the old ones (which a data plane may still be
+// rendering) as they were; versions count up; Synced is what the caller
+// says.
+func TestSnapshotsStay(t *testing.T) {
+	s := store(AdmissionConfig{}, rt("ns1", "a", "h.x.com", 1), rt("ns2", "b", "h.x.com", 2))
+	first := s.Commit(false)
+	servedA, _ := first.Routes.Get("ns1/a")
+	s.DeleteRoute("ns1", "a")
+	s.SetRoute(rt("ns3", "c", "c.x.com", 3))
+	second := s.Commit(true)
+	expect(t, first, "ns1/a admitted",
+		"ns2/b rejected HostAlreadyClaimed: a route in another namespace holds h.x.com and is older than b")
+	expect(t, second, "ns2/b admitted", "ns3/c admitted")
+	if got, ok := first.Routes.Get("ns1/a"); !ok || got != servedA || got.Host != "h.x.com" {
+		t.Errorf("the first snapshot's ns1/a is now %v %+v", ok, got)
+	}
+	if _, ok := first.Routes.Get("ns2/b"); ok {
+		t.Error("the first snapshot serves ns2/b, admitted only later")
+	}
+	if first.Synced || !second.Synced {
+		t.Errorf("synced %v then %v, want false then true", first.Synced, second.Synced)
+	}
+	if first.Version+1 != second.Version {
+		t.Errorf("versions %d then %d", first.Version, second.Version)
+	}
+	if third := s.Commit(true); !third.Changed.Empty() || third.Version != second.Version+1 {
+		t.Errorf("a commit without events: changed %v, version %d", third.Changed, third.Version)
+	}
+}
+
+// TestServedRoute: what the data plane is given for an admitted route,
+// from the Route object: the effective host, the backends in order with
+// their weights (100 when none is written), the target port, annotation
+// values that are valid (a bad one is dropped, the route still served),
+// an exact path only with a path, header actions and TLS as written.
+func TestServedRoute(t *testing.T) {
+	w := func(n int32) *int32 { return &n }
+	headers := &routecore.RouteHTTPHeaders{Actions: routecore.RouteHTTPHeaderActions{Request: []routecore.RouteHTTPHeader{
+		{Name: "X-A", Action: routecore.RouteHTTPHeaderActionUnion{Type: routecore.Delete}}}}}
+	port := intstr.FromString("https")
+	tests := []struct {
+		name  string
+		cfg   AdmissionConfig
+		route *routecore.Route
+		check func(t *testing.T, r *Route)
+	}{
+		{"backends in order, with weights", AdmissionConfig{}, rt("ns", "r", "www.x.com", 1, func(r *routecore.Route) {
+			r.Spec.To.Weight = w(0)
+			r.Spec.AlternateBackends = []routecore.RouteTargetReference{{Kind: "Service", Name: "b", Weight: w(256)}, {Kind: "Service", Name: "c"}}
+		}), func(t *testing.T, r *Route) {
+			want := []Backend{{types.NamespacedName{Namespace: "ns", Name: "svc"}, 0}, {types.NamespacedName{Namespace: "ns", Name: "b"}, 256},
+				{types.NamespacedName{Namespace: "ns", Name: "c"}, routecore.DefaultWeight}}
+			if !slices.Equal(r.Backends, want) {
+				t.Errorf("backends %v, want %v", r.Backends, want)
+			}
+		}},
+		{"identity and age", AdmissionConfig{}, rt("ns", "r", "www.x.com", 7), func(t *testing.T, r *Route) {
+			if r.Key() != "ns/r" || r.UID != "uid-ns-r" || !r.Created.Equal(epoch.Add(7e9)) || r.Wildcard {
+				t.Errorf("served %s uid %s created %v wildcard %v", r.Key(), r.UID, r.Created, r.Wildcard)
+			}
+		}},
+		{"the generated host", AdmissionConfig{HostnameTemplate: "${name}.apps.x.com"}, rt("ns", "r", "", 1), func(t *testing.T, r *Route) {
+			if r.Host != "r.apps.x.com" {
+				t.Errorf("host %q", r.Host)
+			}
+		}},
+		{"a wildcard route", AdmissionConfig{AllowWildcardRoutes: true}, rt("ns", "r", "w.x.com", 1, wildcard), func(t *testing.T, r *Route) {
+			if !r.Wildcard || r.Host != "w.x.com" {
+				t.Errorf("wildcard %v host %q", r.Wildcard, r.Host)
+			}
+		}},
+		{"target port", AdmissionConfig{}, rt("ns", "r", "www.x.com", 1, func(r *routecore.Route) {
+			r.Spec.Port = &routecore.RoutePort{TargetPort: port}
+		}), func(t *testing.T, r *Route) {
+			if r.TargetPort == nil || *r.TargetPort != port {
+				t.Errorf("target port %v", r.TargetPort)
+			}
+		}},
+		{"no port: every endpoint port", AdmissionConfig{}, rt("ns", "r", "www.x.com", 1), func(t *testing.T, r *Route) {
+			if r.TargetPort != nil {
+				t.Errorf("target port %v", r.TargetPort)
+			}
+		}},
+		{"an exact path", AdmissionConfig{}, rt("ns", "r", "www.x.com", 1, withPath("/api"), func(r *routecore.Route) {
+			r.Annotations = map[string]string{routecore.AnnPathType: "Exact"}
+		}), func(t *testing.T, r *Route) {
+			if !r.ExactPath || r.Path != "/api" {
+				t.Errorf("exact %v path %q", r.ExactPath, r.Path)
+			}
+		}},
+		{"Exact without a path matches the whole host", AdmissionConfig{}, rt("ns", "r", "www.x.com", 1, func(r *routecore.Route) {
+			r.Annotations = map[string]string{routecore.AnnPathType: "Exact"}
+		}), func(t *testing.T, r *Route) {
+			if r.ExactPath {
+				t.Error("exact path without a path")
+			}
+		}},
+		{"valid annotation values kept, a bad one dropped", AdmissionConfig{}, rt("ns", "r", "www.x.com", 1, func(r *routecore.Route) {
+			r.Annotations = map[string]string{routecore.AnnTimeout: "5 minutes", routecore.AnnPathType: "Prefix", "unrelated": "x"}
+		}), func(t *testing.T, r *Route) {
+			if r.Overrides.Timeout != 0 || r.Overrides.ExactPath {
+				t.Errorf("overrides %+v", r.Overrides)
+			}
+		}},
+		{"a valid timeout", AdmissionConfig{}, rt("ns", "r", "www.x.com", 1, func(r *routecore.Route) {
+			r.Annotations = map[string]string{routecore.AnnTimeout: "5500ms"}
+		}), func(t *testing.T, r *Route) {
+			if r.Overrides.Timeout != 5500*time.Millisecond {
+				t.Errorf("timeout %v", r.Overrides.Timeout)
+			}
+		}},
+		{"header actions and TLS as written", AdmissionConfig{}, rt("ns", "r", "www.x.com", 1, withTLS(routecore.TLSTerminationEdge),
+			func(r *routecore.Route) { r.Spec.HTTPHeaders = headers }), func(t *testing.T, r *Route) {
+			if r.HTTPHeaders != headers || r.Termination() != routecore.TLSTerminationEdge {
+				t.Errorf("headers %+v termination %q", r.HTTPHeaders, r.Termination())
+			}
+		}},
+		{"plain HTTP has no termination", AdmissionConfig{}, rt("ns", "r", "www.x.com", 1), func(t *testing.T, r *Route) {
+			if r.TLS != nil || r.Termination() != "" {
+				t.Errorf("TLS %+v", r.TLS)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := store(tt.cfg, tt.route).Commit(true)
+			r, ok := snap.Routes.Get("ns/r")
+			if !ok {
+				d, _ := snap.Decisions.Get("ns/r")
+				t.Fatalf("not served: %+v", d)
+			}
+			tt.check(t, r)
+		})
 	}
 }
