@@ -176,3 +176,192 @@ func TestStoreGivenSecrets(t *testing.T) {
 		t.Errorf("watches %s, want %s", got, want)
 	}
 }
+
+// TestSecretWatchSteps: the reads a store asks for, step by step, as the
+// routes naming secrets come, change and go: one read per secret however
+// many routes name it, stopped when the last goes, leaves the shard or
+// stops naming it; a secret of the same name in another namespace is
+// another secret; a read stopped and wanted again is read again, the route
+// waiting anew. Each step also gives the decisions and whether the
+// snapshot is complete.
+func TestSecretWatchSteps(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(AdmissionConfig{RouteSelector: labels.SelectorFromSet(labels.Set{"shard": "a"})})
+	s.WatchSecrets()
+	in, out := withLabels("shard", "a"), withLabels("shard", "b")
+	set := func(r *routecore.Route) func() { return func() { s.SetRoute(r) } }
+	inNS := func(ns string, mods ...func(*routecore.Route)) func(*routecore.Route) {
+		return func(r *routecore.Route) {
+			r.Namespace = ns
+			for _, m := range mods {
+				m(r)
+			}
+		}
+	}
+	steps := []struct {
+		name    string
+		do      func()
+		watches string
+		synced  bool
+		want    []string
+	}{
+		{"two routes name one secret: one read, both wait", func() {
+			s.SetRoute(rt("ns", "a", "a.example.com", 1, in, external("tls")))
+			s.SetRoute(rt("ns", "b", "b.example.com", 2, in, external("tls")))
+		}, "start [ns/tls] stop []", false, nil},
+		{"the secret is read: both judged, complete", func() { s.SetSecret(tlsSecret("tls", "1", p.Leaf)) },
+			"start [] stop []", true, []string{"ns/a admitted", "ns/b admitted"}},
+		{"one route goes: the read stays for the other", func() { s.DeleteRoute("ns", "a") },
+			"start [] stop []", true, []string{"ns/b admitted"}},
+		{"a secret of that name in another namespace is another read", set(rt("ns", "c", "c.example.com", 3, in, external("tls"), inNS("other"))),
+			"start [other/tls] stop []", true, []string{"ns/b admitted"}},
+		{"the other route leaves the shard while waiting: its read stops, it is ignored", set(rt("ns", "c", "c.example.com", 3, out, external("tls"), inNS("other", func(r *routecore.Route) { r.ResourceVersion = "2" }))),
+			"start [] stop [other/tls]", true, []string{"ns/b admitted", "other/c ignored"}},
+		{"the last route stops naming the secret: the read stops", set(rt("ns", "b", "b.example.com", 2, in, withTLS(routecore.TLSTerminationEdge))),
+			"start [] stop [ns/tls]", true, []string{"ns/b admitted", "other/c ignored"}},
+		{"it names the secret again: read again, it keeps its judgement meanwhile", set(rt("ns", "b", "b.example.com", 2, in, external("tls"))),
+			"start [ns/tls] stop []", true, []string{"ns/b admitted", "other/c ignored"}},
+		{"the read finds it missing: judged without it (admitted: no extended validation)", func() { s.DeleteSecret("ns", "tls") },
+			"start [] stop []", true, []string{"ns/b admitted", "other/c ignored"}},
+		{"a route outside the shard asks for no read", set(rt("ns", "d", "d.example.com", 4, out, external("theirs"))),
+			"start [] stop []", true, []string{"ns/b admitted", "other/c ignored", "ns/d ignored"}},
+	}
+	for _, step := range steps {
+		step.do()
+		snap := s.Commit(true)
+		got := watches(s)
+		t.Run(step.name, func(t *testing.T) {
+			if got != step.watches {
+				t.Errorf("watches %s, want %s", got, step.watches)
+			}
+			if snap.Synced != step.synced {
+				t.Errorf("synced %v, want %v", snap.Synced, step.synced)
+			}
+			expect(t, snap, step.want...)
+		})
+	}
+}
+
+// TestWaitingRouteGoes: the first complete snapshot waits only for routes
+// that still wait: one deleted, or changed to name no secret, no longer
+// holds it back.
+func TestWaitingRouteGoes(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		do   func(*Store)
+		want []string
+	}{
+		{"deleted", func(s *Store) { s.DeleteRoute("ns", "r") }, []string{"ns/plain admitted"}},
+		{"changed to name no secret", func(s *Store) {
+			s.SetRoute(rt("ns", "r", "r.example.com", 1, withTLS(routecore.TLSTerminationEdge), func(r *routecore.Route) { r.ResourceVersion = "2" }))
+		}, []string{"ns/plain admitted", "ns/r admitted"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewStore(AdmissionConfig{})
+			s.WatchSecrets()
+			s.SetRoute(rt("ns", "r", "r.example.com", 1, external("tls")))
+			s.SetRoute(rt("ns", "plain", "plain.example.com", 2))
+			if snap := s.Commit(true); snap.Synced {
+				t.Fatal("complete while ns/r waits for its secret")
+			}
+			tt.do(s)
+			snap := s.Commit(true)
+			if !snap.Synced {
+				t.Error("still incomplete")
+			}
+			expect(t, snap, tt.want...)
+			if got, want := watches(s), "start [] stop []"; got != want {
+				t.Errorf("watches %s, want %s (the read was never started)", got, want)
+			}
+		})
+	}
+}
+
+// TestSecretChanges: what a secret's events do to the routes that name it,
+// with and without EXTENDED_VALIDATION: a resync or a new version with the
+// same content changes nothing; new content is served; a secret that
+// turns bad rejects the route only with extended validation; a new
+// unreadable reason replaces the message; a report of an unreadable secret
+// to a store given every secret is ignored.
+func TestSecretChanges(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mismatched := tlsSecret("tls", "4", p.Leaf)
+	mismatched.Data[corev1.TLSPrivateKeyKey] = p.Other.KeyPEM
+	opaque := tlsSecret("tls", "5", p.Leaf)
+	opaque.Type = corev1.SecretTypeOpaque
+	const (
+		mismatch = `ns/r rejected ExtendedValidationFailed: spec.tls.key: Invalid value: "redacted key data": tls: private key does not match public key`
+		notTLS   = `ns/r rejected ExternalCertificateValidationFailed: spec.tls.externalCertificate: Invalid value: "tls": secret of type "kubernetes.io/tls" required`
+		notFound = `ns/r rejected ExternalCertificateValidationFailed: spec.tls.externalCertificate: Not found: "secrets \"tls\" not found"`
+		forbid   = "ns/r rejected ExternalCertificateValidationFailed: spec.tls.externalCertificate: Forbidden: "
+	)
+	type step struct {
+		name    string
+		do      func(s *Store)
+		want    string // ns/r's verdict
+		served  string // its certificate, as servedCertificate says
+		changed bool   // ns/r in Changed.Routes
+	}
+	leaf, other := string(p.Leaf.CertPEM), string(p.Other.CertPEM)
+	common := func(extended bool) []step {
+		pick := func(on, off string) string {
+			if extended {
+				return on
+			}
+			return off
+		}
+		return []step{
+			{"a resync of the secret", func(s *Store) { s.SetSecret(tlsSecret("tls", "1", p.Leaf)) }, "ns/r admitted", leaf, false},
+			{"a new version with the same content", func(s *Store) { s.SetSecret(tlsSecret("tls", "2", p.Leaf)) }, "ns/r admitted", leaf, false},
+			{"new content is served", func(s *Store) { s.SetSecret(tlsSecret("tls", "3", p.Other)) }, "ns/r admitted", other, true},
+			{"a key that does not match", func(s *Store) { s.SetSecret(mismatched) },
+				pick(mismatch, "ns/r admitted"), pick("not served", leaf), true},
+			{"a secret not of type TLS", func(s *Store) { s.SetSecret(opaque) },
+				pick(notTLS, "ns/r admitted"), pick("not served", leaf), true},
+			// Without extended validation the secret's content was served
+			// all along: the same content again changes nothing.
+			{"good again", func(s *Store) { s.SetSecret(tlsSecret("tls", "6", p.Leaf)) }, "ns/r admitted", leaf, extended},
+			{"deleted", func(s *Store) { s.DeleteSecret("ns", "tls") }, pick(notFound, "ns/r admitted"), pick("not served", "no certificate"), true},
+		}
+	}
+	for _, extended := range []bool{false, true} {
+		for _, watched := range []bool{false, true} {
+			t.Run(fmt.Sprintf("EXTENDED_VALIDATION=%v, read one by one %v", extended, watched), func(t *testing.T) {
+				s := NewStore(AdmissionConfig{ExtendedValidation: extended})
+				if watched {
+					s.WatchSecrets()
+				}
+				s.SetRoute(rt("ns", "r", "www.example.com", 1, external("tls")))
+				s.SetSecret(tlsSecret("tls", "1", p.Leaf))
+				expect(t, s.Commit(true), "ns/r admitted")
+				steps := common(extended)
+				last := steps[len(steps)-1]
+				if watched {
+					steps = append(steps,
+						step{"unreadable", func(s *Store) { s.SetSecretUnreadable("ns", "tls", "no get") }, forbid + "no get", "not served", true},
+						step{"unreadable for another reason", func(s *Store) { s.SetSecretUnreadable("ns", "tls", "no watch") }, forbid + "no watch", "not served", true})
+				} else {
+					steps = append(steps, step{"an unreadable report is ignored", func(s *Store) { s.SetSecretUnreadable("ns", "tls", "no get") },
+						last.want, last.served, false})
+				}
+				for _, st := range steps {
+					st.do(s)
+					snap := s.Commit(true)
+					expect(t, snap, st.want)
+					if got := servedCertificate(snap, "r"); got != st.served {
+						t.Errorf("%s: served %.40q, want %.40q", st.name, got, st.served)
+					}
+					if snap.Changed.Routes["ns/r"] != st.changed {
+						t.Errorf("%s: ns/r changed %v, want %v", st.name, !st.changed, st.changed)
+					}
+				}
+			})
+		}
+	}
+}
