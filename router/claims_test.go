@@ -319,3 +319,165 @@ func changedKeys(prev, next Snapshot, deleted map[string]bool) []string {
 	}
 	return out
 }
+
+// TestJudge: judge on its own, from contenders to the order it decides
+// them in (oldest first, ties by UID), their decisions and whether they
+// hold their claims. A route rejected for its certificate still holds its
+// host; a rejected wildcard holds nothing; held contenders outside the
+// judged set count as older holders of their namespace and get no
+// decision.
+func TestJudge(t *testing.T) {
+	c := func(key string, age int, host string, mods ...func(*contender)) *contender {
+		ns, name, _ := strings.Cut(key, "/")
+		ct := &contender{key: key, namespace: ns, name: name, uid: types.UID("uid-" + key), created: epoch.Add(time.Duration(age) * time.Second), host: host}
+		for _, m := range mods {
+			m(ct)
+		}
+		return ct
+	}
+	wild := func(ct *contender) { ct.wildcard = true }
+	path := func(p string) func(*contender) { return func(ct *contender) { ct.path = p } }
+	badCert := func(ct *contender) { ct.certReason, ct.certMessage = ReasonExtendedValidationFailed, "bad certificate" }
+	tests := []struct {
+		name       string
+		cfg        AdmissionConfig
+		contenders []*contender
+		held       []*contender
+		want       []string // in the order decided: "key verdict holds [reason: message]"
+	}{
+		{"oldest first, ties by UID", AdmissionConfig{}, []*contender{
+			c("ns2/b", 1, "h.x.com", path("/b")), c("ns1/a", 1, "h.x.com", path("/a")), c("ns0/z", 0, "z.x.com")},
+			nil, []string{"ns0/z admitted true", "ns1/a admitted true",
+				"ns2/b rejected false HostAlreadyClaimed: a route in another namespace holds h.x.com and is older than b"}},
+		{"a broken certificate keeps the host", AdmissionConfig{}, []*contender{
+			c("ns1/a", 1, "h.x.com", badCert), c("ns2/b", 2, "h.x.com")},
+			nil, []string{"ns1/a rejected true ExtendedValidationFailed: bad certificate",
+				"ns2/b rejected false HostAlreadyClaimed: a route in another namespace holds h.x.com and is older than b"}},
+		{"a broken certificate that loses its claim says so, not the certificate", AdmissionConfig{}, []*contender{
+			c("ns1/a", 1, "h.x.com"), c("ns2/b", 2, "h.x.com", badCert)},
+			nil, []string{"ns1/a admitted true",
+				"ns2/b rejected false HostAlreadyClaimed: a route in another namespace holds h.x.com and is older than b"}},
+		{"a rejected wildcard blocks nothing", AdmissionConfig{}, []*contender{
+			c("ns1/a", 1, "a.x.com"), c("ns2/w", 2, "w.x.com", wild), c("ns2/w2", 3, "v.x.com", wild, path("/p")), c("ns3/b", 4, "b.x.com")},
+			nil, []string{"ns1/a admitted true",
+				"ns2/w rejected false HostAlreadyClaimed: a route in another namespace holds host w.x.com",
+				"ns2/w2 rejected false HostAlreadyClaimed: a route in another namespace holds host v.x.com",
+				"ns3/b admitted true"}},
+		{"a wildcard that wins blocks younger hosts of other namespaces", AdmissionConfig{}, []*contender{
+			c("ns1/w", 1, "w.x.com", wild), c("ns2/a", 2, "a.x.com"), c("ns1/b", 3, "b.x.com")},
+			nil, []string{"ns1/w admitted true",
+				"ns2/a rejected false HostAlreadyClaimed: a route in another namespace holds host a.x.com", "ns1/b admitted true"}},
+		{"an older holder outside the judged set blocks another namespace's wildcard and gets no decision", AdmissionConfig{},
+			[]*contender{c("ns2/w", 2, "w.x.com", wild), c("ns2/a", 3, "a.x.com")},
+			[]*contender{c("ns1/h", 1, "h.x.com")},
+			[]string{"ns2/w rejected false HostAlreadyClaimed: a route in another namespace holds host w.x.com", "ns2/a admitted true"}},
+		{"a younger holder outside the judged set does not", AdmissionConfig{},
+			[]*contender{c("ns2/w", 2, "w.x.com", wild)},
+			[]*contender{c("ns1/h", 3, "h.x.com")},
+			[]string{"ns2/w admitted true"}},
+		{"a holder of the same namespace does not", AdmissionConfig{},
+			[]*contender{c("ns2/w", 2, "w.x.com", wild)},
+			[]*contender{c("ns2/h", 1, "h.x.com")},
+			[]string{"ns2/w admitted true"}},
+		{"ownership check off: only paths conflict, and messages name the holder", AdmissionConfig{DisableNamespaceOwnershipCheck: true},
+			[]*contender{c("ns1/a", 1, "h.x.com"), c("ns2/b", 2, "h.x.com", path("/b")), c("ns3/c", 3, "h.x.com", path("/b")),
+				c("ns4/w", 4, "w.x.com", wild), c("ns5/w", 5, "v.x.com", wild)},
+			[]*contender{c("ns0/h", 0, "h0.x.com")},
+			[]string{"ns1/a admitted true", "ns2/b admitted true",
+				"ns3/c rejected false HostAlreadyClaimed: route b already exposes h.x.com and is older",
+				"ns4/w admitted true",
+				"ns5/w rejected false HostAlreadyClaimed: wildcard route ns4/w has host *.x.com, blocking v.x.com"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			tt.cfg.judge(tt.contenders, tt.held, func(ct *contender, d Decision, holds bool) {
+				line := fmt.Sprintf("%s %s %v", ct.key, d.Verdict, holds)
+				if d.Verdict == Rejected {
+					line += " " + d.Reason + ": " + d.Message
+				}
+				wantPolicy := routecore.WildcardPolicyNone
+				if ct.wildcard {
+					wantPolicy = routecore.WildcardPolicySubdomain
+				}
+				if d.Host != ct.host || d.WildcardPolicy != wantPolicy {
+					t.Errorf("%s decided for host %q policy %q", ct.key, d.Host, d.WildcardPolicy)
+				}
+				got = append(got, line)
+			})
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("decided\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+}
+
+// TestDomainHolders: the index of plain contenders holding hosts, by
+// namespace and oldest first (contenders of the same age included), and
+// the two oldest holders a wildcard contender is judged against, skipping
+// the hosts being judged.
+func TestDomainHolders(t *testing.T) {
+	c := func(ns, name string, age int, host string) *contender {
+		return &contender{key: ns + "/" + name, namespace: ns, name: name, uid: types.UID(ns + name), created: epoch.Add(time.Duration(age) * time.Second), host: host}
+	}
+	a1, a2, a3 := c("nsa", "a1", 1, "h1.x.com"), c("nsa", "a2", 2, "h2.x.com"), c("nsa", "a3", 2, "h3.x.com")
+	b1, b2 := c("nsb", "b1", 0, "h4.x.com"), c("nsb", "b2", 3, "h1.x.com")
+	d1 := c("nsd", "d1", 5, "h5.x.com")
+	w := &contender{key: "nsa/w", namespace: "nsa", name: "w", wildcard: true, host: "w.x.com"}
+	ds := &domainState{holders: map[string][]*contender{}}
+	names := func(list []*contender) string {
+		var out []string
+		for _, ct := range list {
+			out = append(out, ct.name)
+		}
+		return strings.Join(out, " ")
+	}
+	index := func() string {
+		var out []string
+		for _, ns := range slices.Sorted(maps.Keys(ds.holders)) {
+			out = append(out, ns+": "+names(ds.holders[ns]))
+		}
+		return strings.Join(out, "; ")
+	}
+	steps := []struct {
+		name   string
+		do     func()
+		index  string
+		skip   []string
+		oldest string
+	}{
+		{"out of order, same ages", func() {
+			for _, ct := range []*contender{a3, a1, b2, a2, d1, b1} {
+				ds.setHolds(ct, true)
+			}
+		}, "nsa: a1 a2 a3; nsb: b1 b2; nsd: d1", nil, "b1 a1"},
+		{"a wildcard is never a holder", func() { ds.setHolds(w, true) }, "nsa: a1 a2 a3; nsb: b1 b2; nsd: d1", nil, "b1 a1"},
+		{"the hosts judged are skipped", func() {}, "nsa: a1 a2 a3; nsb: b1 b2; nsd: d1", []string{"h4.x.com", "h1.x.com"}, "a2 d1"},
+		{"holding again changes nothing", func() { ds.setHolds(a2, true) }, "nsa: a1 a2 a3; nsb: b1 b2; nsd: d1", nil, "b1 a1"},
+		{"the second of two of the same age lets go", func() { ds.setHolds(a3, false) }, "nsa: a1 a2; nsb: b1 b2; nsd: d1", nil, "b1 a1"},
+		{"the first of a namespace lets go", func() { ds.setHolds(b1, false) }, "nsa: a1 a2; nsb: b2; nsd: d1", nil, "a1 b2"},
+		{"a namespace's last lets go: it leaves the index", func() {
+			ds.setHolds(b2, false)
+			ds.setHolds(b2, false)
+		}, "nsa: a1 a2; nsd: d1", nil, "a1 d1"}, // the second is of another namespace
+		{"skipping one namespace's hosts", func() {}, "nsa: a1 a2; nsd: d1", []string{"h1.x.com", "h2.x.com"}, "d1"},
+		{"nothing left", func() {
+			for _, ct := range []*contender{a1, a2, d1} {
+				ds.setHolds(ct, false)
+			}
+		}, "", nil, ""},
+	}
+	for _, step := range steps {
+		step.do()
+		skip := map[string]bool{}
+		for _, h := range step.skip {
+			skip[h] = true
+		}
+		if got := index(); got != step.index {
+			t.Errorf("%s: holders %q, want %q", step.name, got, step.index)
+		}
+		if got := names(ds.oldestHolders(skip)); got != step.oldest {
+			t.Errorf("%s: oldest holders %q, want %q", step.name, got, step.oldest)
+		}
+	}
+}
