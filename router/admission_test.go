@@ -809,3 +809,83 @@ func TestValidationRejection(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimsAfterDeletion: deleting a route frees what it held, in both
+// ownership modes: the next claimant by age is admitted, the others are
+// judged against it, and only the routes whose decision changed (and the
+// deleted one) are reported changed.
+func TestClaimsAfterDeletion(t *testing.T) {
+	type mode struct{ before, after []string }
+	tests := []struct {
+		name    string
+		routes  []*routecore.Route
+		delete  string
+		on, off mode
+	}{
+		{"a wildcard owner of the domain",
+			[]*routecore.Route{rt("ns1", "w", "w.abc.xyz", 1, wildcard), rt("ns2", "z", "z.abc.xyz", 2), rt("ns3", "w2", "v.abc.xyz", 3, wildcard)},
+			"ns1/w",
+			mode{[]string{"ns1/w admitted", "ns2/z rejected HostAlreadyClaimed: a route in another namespace holds host z.abc.xyz",
+				"ns3/w2 rejected HostAlreadyClaimed: a route in another namespace holds host v.abc.xyz"},
+				[]string{"ns2/z admitted", "ns3/w2 rejected HostAlreadyClaimed: a route in another namespace holds host v.abc.xyz"}},
+			mode{[]string{"ns1/w admitted", "ns2/z admitted",
+				"ns3/w2 rejected HostAlreadyClaimed: wildcard route ns1/w has host *.abc.xyz, blocking v.abc.xyz"},
+				[]string{"ns2/z admitted", "ns3/w2 admitted"}}},
+		{"the holder of a host and path",
+			[]*routecore.Route{rt("ns1", "r1", "www.abc.xyz", 1, withPath("/p")), rt("ns2", "r2", "www.abc.xyz", 2, withPath("/p")),
+				rt("ns3", "r3", "www.abc.xyz", 3, withPath("/p")), rt("ns3", "r4", "www.abc.xyz", 4, withPath("/q"))},
+			"ns1/r1",
+			mode{[]string{"ns1/r1 admitted",
+				"ns2/r2 rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than r2",
+				"ns3/r3 rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than r3",
+				"ns3/r4 rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than r4"},
+				[]string{"ns2/r2 admitted",
+					"ns3/r3 rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than r3",
+					"ns3/r4 rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than r4"}},
+			mode{[]string{"ns1/r1 admitted",
+				"ns2/r2 rejected HostAlreadyClaimed: route r1 already exposes www.abc.xyz and is older",
+				"ns3/r3 rejected HostAlreadyClaimed: route r1 already exposes www.abc.xyz and is older", "ns3/r4 admitted"},
+				[]string{"ns2/r2 admitted", "ns3/r3 rejected HostAlreadyClaimed: route r2 already exposes www.abc.xyz and is older", "ns3/r4 admitted"}}},
+		{"a plain host that kept another namespace's wildcard out",
+			[]*routecore.Route{rt("ns1", "r", "www.abc.xyz", 1), rt("ns2", "w", "wild.abc.xyz", 2, wildcard), rt("ns2", "p", "p.abc.xyz", 3)},
+			"ns1/r",
+			mode{[]string{"ns1/r admitted", "ns2/w rejected HostAlreadyClaimed: a route in another namespace holds host wild.abc.xyz", "ns2/p admitted"},
+				[]string{"ns2/w admitted", "ns2/p admitted"}},
+			mode{[]string{"ns1/r admitted", "ns2/w admitted", "ns2/p admitted"}, []string{"ns2/w admitted", "ns2/p admitted"}}},
+		{"a route that held nothing",
+			[]*routecore.Route{rt("ns1", "r", "www.abc.xyz", 1), rt("ns2", "r", "www.abc.xyz", 2), rt("ns3", "r", "www.abc.xyz", 3)},
+			"ns2/r",
+			mode{[]string{"ns1/r admitted",
+				"ns2/r rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than r",
+				"ns3/r rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than r"},
+				[]string{"ns1/r admitted", "ns3/r rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than r"}},
+			mode{[]string{"ns1/r admitted", "ns2/r rejected HostAlreadyClaimed: route r already exposes www.abc.xyz and is older",
+				"ns3/r rejected HostAlreadyClaimed: route r already exposes www.abc.xyz and is older"},
+				[]string{"ns1/r admitted", "ns3/r rejected HostAlreadyClaimed: route r already exposes www.abc.xyz and is older"}}},
+	}
+	for _, tt := range tests {
+		for name, m := range map[string]struct {
+			off bool
+			mode
+		}{"check on": {false, tt.on}, "check off": {true, tt.off}} {
+			t.Run(tt.name+", "+name, func(t *testing.T) {
+				s := store(AdmissionConfig{AllowWildcardRoutes: true, DisableNamespaceOwnershipCheck: m.off}, tt.routes...)
+				expect(t, s.Commit(true), m.before...)
+				ns, n, _ := strings.Cut(tt.delete, "/")
+				s.DeleteRoute(ns, n)
+				snap := s.Commit(true)
+				expect(t, snap, m.after...)
+				want := []string{tt.delete}
+				for _, line := range m.after {
+					if !slices.Contains(m.before, line) {
+						want = append(want, line[:strings.Index(line, " ")])
+					}
+				}
+				slices.Sort(want)
+				if got := slices.Sorted(maps.Keys(snap.Changed.Routes)); !slices.Equal(got, want) {
+					t.Errorf("changed %v, want %v", got, want)
+				}
+			})
+		}
+	}
+}

@@ -121,3 +121,62 @@ func TestRouterFeedback(t *testing.T) {
 		fb.NotServable(served, "after the end") // must not block
 	}
 }
+
+// TestNotServableClaims: a route the data plane cannot serve keeps its
+// claim (a wildcard keeps blocking the domain for other namespaces), a
+// new report on the same value replaces the message, losing the claim
+// ends the report, and winning the host back serves a new value, admitted
+// for the data plane to try again. Reports on values no longer served
+// (rejected since, or deleted) change nothing.
+func TestNotServableClaims(t *testing.T) {
+	s := store(AdmissionConfig{AllowWildcardRoutes: true}, rt("ns1", "w", "w.x.com", 2, wildcard), rt("ns2", "a", "a.x.com", 3))
+	blocked := "ns2/a rejected HostAlreadyClaimed: a route in another namespace holds host a.x.com"
+	current := func() *Route { r, _ := s.snapshot.Routes.Get("ns1/w"); return r }
+	s.Commit(true)
+	first := current()
+	var stale *Route
+	steps := []struct {
+		name        string
+		do          func()
+		want        []string
+		changed     []string
+		served      bool // ns1/w in the snapshot's routes
+		notServable int
+	}{
+		{"reported: the wildcard still blocks the domain", func() { s.SetNotServable(first, "refused") },
+			[]string{"ns1/w rejected RouteNotServable: refused", blocked}, []string{"ns1/w"}, true, 1},
+		{"reported again in other words: the message follows", func() { s.SetNotServable(first, "refused again") },
+			[]string{"ns1/w rejected RouteNotServable: refused again", blocked}, []string{"ns1/w"}, true, 1},
+		{"an older host of another namespace comes: the wildcard loses the domain, ns2/a keeps out", func() {
+			stale = current()
+			s.SetRoute(rt("ns3", "old", "old.x.com", 1))
+		}, []string{"ns1/w rejected HostAlreadyClaimed: a route in another namespace holds host w.x.com", "ns2/a admitted", "ns3/old admitted"},
+			[]string{"ns1/w", "ns2/a", "ns3/old"}, false, 0},
+		{"a report on the value served before is stale", func() { s.SetNotServable(stale, "late") },
+			[]string{"ns1/w rejected HostAlreadyClaimed: a route in another namespace holds host w.x.com", "ns2/a admitted", "ns3/old admitted"},
+			nil, false, 0},
+		{"the older host goes: the wildcard wins again, with a new value, admitted", func() { s.DeleteRoute("ns3", "old") },
+			[]string{"ns1/w admitted", blocked}, []string{"ns1/w", "ns2/a", "ns3/old"}, true, 0},
+		{"a report on a route the store does not know is ignored", func() { s.SetNotServable(&Route{Namespace: "ns9", Name: "gone"}, "gone") },
+			[]string{"ns1/w admitted", blocked}, nil, true, 0},
+	}
+	for _, step := range steps {
+		step.do()
+		snap := s.Commit(true)
+		t.Run(step.name, func(t *testing.T) {
+			expect(t, snap, step.want...)
+			if got := slices.Sorted(maps.Keys(snap.Changed.Routes)); !slices.Equal(got, step.changed) {
+				t.Errorf("changed %v, want %v", got, step.changed)
+			}
+			if _, ok := snap.Routes.Get("ns1/w"); ok != step.served {
+				t.Errorf("ns1/w served %v, want %v", ok, step.served)
+			}
+			if s.notServable != step.notServable {
+				t.Errorf("%d counted not servable, want %d", s.notServable, step.notServable)
+			}
+		})
+	}
+	if again := current(); again == first {
+		t.Error("the wildcard won its domain back with the value reported not servable")
+	}
+}
