@@ -889,3 +889,35 @@ func TestClaimsAfterDeletion(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimDomains: host claims are judged within a domain, the host
+// without its first label: a wildcard route covers the hosts one label
+// below its domain, not deeper ones nor the domain itself, so routes of
+// other namespaces there keep their hosts, and a single-label host is its
+// own partition.
+func TestClaimDomains(t *testing.T) {
+	tests := []struct {
+		name   string
+		routes []*routecore.Route
+		want   []string
+	}{
+		{"a wildcard covers one label below its domain",
+			[]*routecore.Route{rt("ns1", "w", "w.x.com", 1, wildcard), rt("ns2", "a", "a.x.com", 2), rt("ns2", "deep", "deep.a.x.com", 3),
+				rt("ns2", "top", "x.com", 4)},
+			[]string{"ns1/w admitted", "ns2/a rejected HostAlreadyClaimed: a route in another namespace holds host a.x.com",
+				"ns2/deep admitted", "ns2/top admitted"}},
+		{"wildcards of nested domains do not meet",
+			[]*routecore.Route{rt("ns1", "w", "w.x.com", 1, wildcard), rt("ns2", "w", "w.a.x.com", 2, wildcard), rt("ns3", "b", "b.a.x.com", 3)},
+			[]string{"ns1/w admitted", "ns2/w admitted", "ns3/b rejected HostAlreadyClaimed: a route in another namespace holds host b.a.x.com"}},
+		{"an older plain host keeps another namespace's wildcard out of its domain only",
+			[]*routecore.Route{rt("ns1", "a", "a.y.com", 1), rt("ns2", "w", "w.y.com", 2, wildcard), rt("ns2", "v", "v.z.y.com", 3, wildcard)},
+			[]string{"ns1/a admitted", "ns2/w rejected HostAlreadyClaimed: a route in another namespace holds host w.y.com", "ns2/v admitted"}},
+		{"the same name in two domains", []*routecore.Route{rt("ns1", "a", "www.x.com", 1), rt("ns2", "a", "www.y.com", 2)},
+			[]string{"ns1/a admitted", "ns2/a admitted"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			expect(t, store(AdmissionConfig{AllowWildcardRoutes: true}, tt.routes...).Commit(true), tt.want...)
+		})
+	}
+}

@@ -148,6 +148,10 @@ func TestStoreIncrementalEqualsFromScratch(t *testing.T) {
 		"namespace shard":     {AllowWildcardRoutes: true, NamespaceSelector: shard},
 		"route shard":         {AllowWildcardRoutes: true, RouteSelector: shard},
 		"generated hosts":     {AllowWildcardRoutes: true, HostnameTemplate: "${namespace}.x.com", RouterDomain: "x.com"},
+		// Routes rejected before any claim, and certificates rejected
+		// after the claim is won (the route keeps its host).
+		"domains and certificates": {AllowWildcardRoutes: true, ExtendedValidation: true,
+			AllowedDomains: ParseDomainList("x.com"), DeniedDomains: ParseDomainList("b.x.com")},
 	}
 	for name, cfg := range configs {
 		t.Run(name, func(t *testing.T) {
@@ -237,13 +241,15 @@ func randomRoute(rng *rand.Rand, ns, version string) *routecore.Route {
 		wildcard(r)
 	}
 	r.Spec.Path = []string{"", "", "/p", "/q"}[rng.IntN(4)]
-	switch rng.IntN(4) {
+	switch rng.IntN(5) {
 	case 1:
 		withTLS(routecore.TLSTerminationEdge)(r)
 	case 2:
 		if r.Spec.Path == "" {
 			withTLS(routecore.TLSTerminationPassthrough)(r)
 		}
+	case 3: // refused by EXTENDED_VALIDATION
+		r.Spec.TLS = &routecore.TLSConfig{Termination: routecore.TLSTerminationEdge, Certificate: "not a certificate", Key: "not a key"}
 	}
 	if rng.IntN(3) > 0 {
 		r.Labels = map[string]string{"shard": "a"}

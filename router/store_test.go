@@ -665,3 +665,22 @@ func TestServedRoute(t *testing.T) {
 		})
 	}
 }
+
+// TestNamespaceEventsOutsideANamespaceShard: without NAMESPACE_LABELS a
+// namespace's labels decide nothing, so its events re-judge no route.
+func TestNamespaceEventsOutsideANamespaceShard(t *testing.T) {
+	s := store(AdmissionConfig{RouteSelector: labels.SelectorFromSet(labels.Set{"shard": "a"})},
+		rt("ns", "a", "a.example.com", 1, withLabels("shard", "a")), rt("ns", "b", "b.example.com", 2))
+	expect(t, s.Commit(true), "ns/a admitted", "ns/b ignored")
+	for _, event := range []func(){
+		func() { s.SetNamespace("ns", map[string]string{"shard": "a"}) },
+		func() { s.SetNamespace("ns", map[string]string{"shard": "b"}) },
+		func() { s.DeleteNamespace("ns") },
+	} {
+		event()
+		if snap := s.Commit(true); !snap.Changed.Empty() {
+			t.Errorf("a namespace event changed %v", snap.Changed.Routes)
+		}
+	}
+	expect(t, s.Commit(true), "ns/a admitted", "ns/b ignored")
+}
