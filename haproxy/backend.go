@@ -183,10 +183,10 @@ func backendSettings(def *backendDefaults, rt *router.Route, activeServices int,
 		d.Defaults, defaultBalance = tcpRouteDefault, def.tcpBalance
 	}
 	switch b := rt.Overrides.Balance; {
-	case slices.Contains(balanceAlgorithms, b):
+	case routecore.BalanceAlgorithm(b).Validate() == nil:
 		d.Balance = b
 	case activeServices > 1:
-		d.Balance = "roundrobin"
+		d.Balance = string(routecore.BalanceRoundRobin)
 	}
 	if d.Balance == defaultBalance {
 		d.Balance = ""
@@ -217,7 +217,7 @@ func backendSettings(def *backendDefaults, rt *router.Route, activeServices int,
 // cookie is the sticky-session cookie of an HTTP-mode backend.
 func cookie(def *backendDefaults, rt *router.Route) *CookieData {
 	c := &CookieData{Name: rt.Overrides.CookieName}
-	if !cookieNameValid(c.Name) {
+	if routecore.ValidateCookieName(c.Name) != nil {
 		c.Name = def.cookieName
 	}
 	if c.Name == "" {

@@ -12,7 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/routecore"
 )
 
 // Cipher profiles (Mozilla's server-side TLS recommendations, in OpenSSL
@@ -20,7 +23,7 @@ import (
 // in OpenShift: "modern" keeps only the forward-secret AEAD TLS 1.2 suites.
 var (
 	tls13Suites    = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"
-	cipherProfiles = map[string]string{
+	cipherProfiles = map[string]string{ // keyed by dataplane.CipherProfiles
 		"modern": "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:" +
 			"ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305",
 		"intermediate": "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:" +
@@ -35,8 +38,6 @@ var (
 			"AES128-SHA256:AES256-SHA256:AES128-SHA:AES256-SHA:DES-CBC3-SHA",
 	}
 )
-
-var balanceAlgorithms = []string{"roundrobin", "leastconn", "source", "random"}
 
 // maxHAProxyTimeout is the largest timeout HAProxy accepts.
 const maxHAProxyTimeout = 2147483647 * time.Millisecond
@@ -120,11 +121,6 @@ func checkDataPlaneConfig(cfg dataplane.Config) (dataplane.Config, error) {
 	if cfg.Threads < 0 {
 		bad("ROUTER_THREADS", "must not be negative")
 	}
-	if _, ok := cipherProfiles[cfg.Ciphers]; !ok && (cfg.Ciphers == "" || strings.IndexFunc(cfg.Ciphers, func(r rune) bool {
-		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(":_-+!.@=", r))
-	}) >= 0) {
-		bad("ROUTER_CIPHERS", "%q is not modern, intermediate, old or an OpenSSL cipher list", cfg.Ciphers)
-	}
 	for _, t := range []struct {
 		env string
 		d   time.Duration
@@ -138,20 +134,21 @@ func checkDataPlaneConfig(cfg dataplane.Config) (dataplane.Config, error) {
 		}
 	}
 	errs = append(errs, checkClientAuth(cfg.MutualTLSAuth, cfg.MutualTLSAuthCA, cfg.MutualTLSAuthCRL)...)
-	if !slices.Contains([]string{"append", "replace", "if-none", "never"}, cfg.ForwardedHeaders) {
-		bad("ROUTER_SET_FORWARDED_HEADERS", "%q is not append, replace, if-none or never", cfg.ForwardedHeaders)
-	}
-	if !slices.Contains(balanceAlgorithms, cfg.LoadBalanceAlgorithm) {
-		bad("ROUTER_LOAD_BALANCE_ALGORITHM", "%q is not one of %s", cfg.LoadBalanceAlgorithm, strings.Join(balanceAlgorithms, ", "))
-	}
-	if cfg.TCPBalanceScheme != "" && !slices.Contains(balanceAlgorithms, cfg.TCPBalanceScheme) {
-		bad("ROUTER_TCP_BALANCE_SCHEME", "%q is not one of %s", cfg.TCPBalanceScheme, strings.Join(balanceAlgorithms, ", "))
-	}
-	if cfg.CookieName != "" && !cookieNameValid(cfg.CookieName) {
-		bad("ROUTER_COOKIE_NAME", "%q must consist of letters, digits, '_' and '-'", cfg.CookieName)
-	}
-	if cfg.BackendProcessEndpoints != "" && cfg.BackendProcessEndpoints != "shuffle" {
-		bad("ROUTER_BACKEND_PROCESS_ENDPOINTS", "%q is not empty or shuffle", cfg.BackendProcessEndpoints)
+	for _, e := range []struct {
+		env string
+		err *field.Error
+	}{
+		{"ROUTER_CIPHERS", dataplane.ValidateCiphers(cfg.Ciphers)},
+		{"ROUTER_SET_FORWARDED_HEADERS", routecore.ForwardedHeadersPolicy(cfg.ForwardedHeaders).Validate()},
+		{"ROUTER_LOAD_BALANCE_ALGORITHM", routecore.BalanceAlgorithm(cfg.LoadBalanceAlgorithm).Validate()},
+		{"ROUTER_TCP_BALANCE_SCHEME", optional(cfg.TCPBalanceScheme, routecore.BalanceAlgorithm(cfg.TCPBalanceScheme).Validate)},
+		{"ROUTER_COOKIE_NAME", optional(cfg.CookieName, func() *field.Error { return routecore.ValidateCookieName(cfg.CookieName) })},
+		{"ROUTER_BACKEND_PROCESS_ENDPOINTS", dataplane.EndpointOrder(cfg.BackendProcessEndpoints).Validate()},
+		{"ROUTER_LOG_LEVEL", optional(cfg.SyslogAddress, dataplane.SyslogLevel(cfg.LogLevel).Validate)},
+	} {
+		if e.err != nil {
+			bad(e.env, "%s", e.err.ErrorBody())
+		}
 	}
 	if cfg.EnableCompression && len(strings.Fields(cfg.CompressionMIME)) == 0 {
 		bad("ROUTER_COMPRESSION_MIME", "must list at least one MIME type")
@@ -164,9 +161,6 @@ func checkDataPlaneConfig(cfg dataplane.Config) (dataplane.Config, error) {
 	}
 	if cfg.SyslogAddress != "" && (hasControl(cfg.SyslogAddress) || strings.ContainsAny(cfg.SyslogAddress, " '\"#")) {
 		bad("ROUTER_SYSLOG_ADDRESS", "%q must not contain spaces, quotes, '#' or control characters", cfg.SyslogAddress)
-	}
-	if cfg.SyslogAddress != "" && !slices.Contains([]string{"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"}, cfg.LogLevel) {
-		bad("ROUTER_LOG_LEVEL", "%q is not a syslog level", cfg.LogLevel)
 	}
 	if strings.Contains(cfg.StatsUsername, ":") {
 		bad("STATS_USERNAME", "must not contain ':'")
@@ -194,9 +188,10 @@ func checkErrorFile(path string, limit int) error {
 	return nil
 }
 
-// cookieNameValid is the rule of the cookie_name annotation.
-func cookieNameValid(s string) bool {
-	return s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-')
-	}) < 0
+// optional runs check only when value is set.
+func optional(value string, check func() *field.Error) *field.Error {
+	if value == "" {
+		return nil
+	}
+	return check()
 }

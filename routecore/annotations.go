@@ -186,16 +186,16 @@ var AnnotationCatalogue = slices.Concat(routerCatalogue, certificateCatalogue)
 var routerCatalogue = []Annotation{
 	{Key: AnnBalance, Help: "Load-balancing algorithm: roundrobin, leastconn, source or random.",
 		Default:  "roundrobin when more than one service (alternateBackends) has endpoints and a weight above 0; else ROUTER_TCP_BALANCE_SCHEME (source) for passthrough routes and ROUTER_LOAD_BALANCE_ALGORITHM (leastconn) for the others",
-		validate: oneOf("roundrobin", "leastconn", "source", "random"), apply: func(v string, o *Overrides) { o.Balance = v }},
+		validate: func(v string) *field.Error { return BalanceAlgorithm(v).Validate() }, apply: func(v string, o *Overrides) { o.Balance = v }},
 	{Key: AnnDisableCookies, Help: "true turns off sticky-session cookies; the balance algorithm then picks the endpoint for every request.",
 		Default: "false", OnlyFor: onlyHTTP,
 		validate: boolean, warn: booleanWarning, apply: func(v string, o *Overrides) { o.DisableCookies = isTrue(v) }},
 	{Key: AnnCookieNameLegacy, Help: "Name of the sticky-session cookie (3.7-era key; router.openshift.io/cookie_name wins when both are set); at most 1024 bytes.",
 		Default: "ROUTER_COOKIE_NAME, else a hash of the route's namespace and name", OnlyFor: onlyHTTP, OpenShiftKey: AnnCookieName,
-		validate: cookieName, apply: func(v string, o *Overrides) { o.CookieName = v }},
+		validate: ValidateCookieName, apply: func(v string, o *Overrides) { o.CookieName = v }},
 	{Key: AnnCookieName, Help: "Name of the sticky-session cookie: letters, digits, '_' and '-'; at most 1024 bytes.",
 		Default: "ROUTER_COOKIE_NAME, else a hash of the route's namespace and name", OnlyFor: onlyHTTP,
-		validate: cookieName, apply: func(v string, o *Overrides) { o.CookieName = v }},
+		validate: ValidateCookieName, apply: func(v string, o *Overrides) { o.CookieName = v }},
 	{Key: AnnCookieSameSite, Help: "SameSite attribute of the sticky-session cookie: Lax, Strict or None (None also sets Secure).",
 		Default: "None (with Secure) unless insecureEdgeTerminationPolicy is Allow; then no SameSite attribute", OnlyFor: onlyTLSTerminating,
 		validate: oneOf("Lax", "Strict", "None"), apply: func(v string, o *Overrides) { o.CookieSameSite = v }},
@@ -243,7 +243,7 @@ var routerCatalogue = []Annotation{
 		validate: oneOf("Prefix", "Exact"), apply: func(v string, o *Overrides) { o.ExactPath = v == "Exact" }},
 	{Key: AnnSetForwardedHeaders, Help: "What the router does with the X-Forwarded-For, -Host, -Port and -Proto headers clients send, for this route: append (the client's address to X-Forwarded-For; the others set), replace (all set), if-none (set only when the client sent none) or never (passed on as sent).",
 		Default: "ROUTER_SET_FORWARDED_HEADERS (append)", OnlyFor: onlyHTTP,
-		validate: oneOf(string(ForwardedAppend), string(ForwardedReplace), string(ForwardedIfNone), string(ForwardedNever)),
+		validate: func(v string) *field.Error { return ForwardedHeadersPolicy(v).Validate() },
 		apply:    func(v string, o *Overrides) { o.ForwardedHeaders = ForwardedHeadersPolicy(v) }},
 	{Key: AnnH1AdjustCase, Help: "true writes the header names listed in the router's ROUTER_H1_CASE_ADJUST in the case given there in the HTTP/1 requests the route sends to its endpoints, for endpoints that wrongly expect a case. Without ROUTER_H1_CASE_ADJUST it does nothing.",
 		Default: "false (header names in lower case)", OnlyFor: onlyHTTP,
@@ -396,12 +396,7 @@ func atoi32(v string) int32 {
 // oneOf accepts exactly the listed values (case-sensitive, as the router
 // compares them).
 func oneOf(values ...string) func(string) *field.Error {
-	return func(v string) *field.Error {
-		if !slices.Contains(values, v) {
-			return field.NotSupported(nil, v, values)
-		}
-		return nil
-	}
+	return func(v string) *field.Error { return ValidateEnum(v, values) }
 }
 
 // boolean accepts what strconv.ParseBool accepts, which is what OpenShift's
@@ -446,18 +441,6 @@ func rewriteTarget(v string) *field.Error {
 		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-._~!$&'()*+,;=:@/%", r))
 	}) >= 0 {
 		return field.Invalid(nil, v, "must be a path starting with '/' of letters, digits and -._~!$&'()*+,;=:@/% (no spaces, '?' or '#')")
-	}
-	return nil
-}
-
-func cookieName(v string) *field.Error {
-	if len(v) > MaxCookieNameLength {
-		return field.TooLong(nil, v, MaxCookieNameLength)
-	}
-	if v == "" || strings.IndexFunc(v, func(r rune) bool {
-		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-')
-	}) >= 0 {
-		return field.Invalid(nil, v, "must consist of letters, digits, '_' and '-'")
 	}
 	return nil
 }

@@ -2,7 +2,8 @@
 // HAProxy is configured and run. It is a leaf: the settings table
 // (internal/settings) fills these settings, the renderer and the process
 // manager (haproxy/, haproxy/runtime/) read them, and it imports none of
-// them.
+// them; of routeshift's packages it imports only routecore (the
+// enumerations data-plane settings share with route annotations).
 package dataplane
 
 import "time"

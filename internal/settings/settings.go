@@ -27,7 +27,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/haproxy/exporter"
@@ -420,7 +419,7 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_BACKEND_PROCESS_ENDPOINTS", Flag: "backend-process-endpoints", Default: "", Example: "shuffle",
 		Help:  `"shuffle" randomises the order in which new endpoints take server slots (endpoints keep their slots while they stay)`,
-		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.BackendProcessEndpoints }, "", "shuffle"),
+		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.BackendProcessEndpoints }, routecore.Strings(dataplane.EndpointOrders)...),
 	},
 
 	// Responses.
@@ -437,7 +436,7 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_SET_FORWARDED_HEADERS", Flag: "set-forwarded-headers", Default: "append", Example: "replace",
 		Help:  "X-Forwarded-For, -Host, -Port and -Proto headers: append (the client's address to X-Forwarded-For; the others set), replace (all set, whatever the client sent), if-none (set only when the client sent none) or never (left as the client sent them)",
-		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.ForwardedHeaders }, "append", "replace", "if-none", "never"),
+		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.ForwardedHeaders }, routecore.Strings(routecore.ForwardedHeadersPolicies)...),
 	},
 	{
 		Env: "ROUTER_H1_CASE_ADJUST", Flag: "h1-case-adjust", Default: "", Example: "Host,X-Request-ID",
@@ -499,7 +498,7 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_LOG_LEVEL", Flag: "log-level-haproxy", Default: "warning", Example: "info",
 		Help:  "level of logs sent to the syslog server",
-		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.LogLevel }, "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"),
+		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.LogLevel }, routecore.Strings(dataplane.SyslogLevels)...),
 	},
 
 	// Stats and metrics.
@@ -874,7 +873,7 @@ func oneOf(field func(*Config) *string, values ...string) func(*Config, string) 
 }
 
 func balance(field func(*Config) *string) func(*Config, string) error {
-	return oneOf(field, "roundrobin", "leastconn", "source", "random")
+	return oneOf(field, routecore.Strings(routecore.BalanceAlgorithms)...)
 }
 
 func selector(field func(*Config) *labels.Selector) func(*Config, string) error {
@@ -970,9 +969,9 @@ func resolvePublishService(r *router.Config) error {
 
 // cookieName follows the rule of the cookie_name annotation.
 func cookieName(c *Config, v string) error {
-	if a, ok := routecore.LookupAnnotation(routecore.AnnCookieName); ok && v != "" {
-		if err := a.Validate(field.NewPath("env"), v); err != nil {
-			return errors.New("must consist of letters, digits, '_' and '-'")
+	if v != "" {
+		if err := routecore.ValidateCookieName(v); err != nil {
+			return errors.New(err.Detail)
 		}
 	}
 	c.DataPlane.CookieName = v
@@ -981,10 +980,8 @@ func cookieName(c *Config, v string) error {
 
 // ciphers accepts a profile or a ':'-separated list of OpenSSL names.
 func ciphers(c *Config, v string) error {
-	switch {
-	case v == "modern" || v == "intermediate" || v == "old":
-	case v == "" || strings.ContainsAny(v, " \t\n'\"#"):
-		return errors.New("use modern, intermediate, old, or a ':'-separated cipher list")
+	if err := dataplane.ValidateCiphers(v); err != nil {
+		return errors.New(err.Detail)
 	}
 	c.DataPlane.Ciphers = v
 	return nil
