@@ -48,10 +48,9 @@ const (
 	maxFirstCheckDelay = 5 * time.Second
 )
 
-// configData is the data of haproxy.cfg; bound is false while the public
-// ports must stay closed (ROUTER_BIND_PORTS_AFTER_SYNC before the first
-// sync); crls says whether client certificates are checked against CRLs.
-func (r *Renderer) configData(bound, crls bool) *ConfigData {
+// configData is the data of haproxy.cfg; crls says whether client
+// certificates are checked against CRLs.
+func (r *Renderer) configData(crls bool) *ConfigData {
 	cfg := &r.cfg
 	maps := MapPaths{
 		HTTPExact: r.abs(mapFiles[httpExact]), HTTPPrefix: r.abs(mapFiles[httpPrefix]),
@@ -127,16 +126,14 @@ func (r *Renderer) configData(bound, crls bool) *ConfigData {
 		}
 		d.Defaults.Compression = c
 	}
-	if bound {
-		d.HTTP = &HTTPFrontend{Bind: r.bind(cfg.HTTPPort), AcceptProxy: cfg.UseProxyProtocol,
-			Routing: RoutingData{ExactMap: maps.HTTPExact, PrefixMap: maps.HTTPPrefix, Proto: "http", Redirect: redirectValue,
-				Forwarded: cfg.ForwardedHeaders, ForwardedMap: maps.Forwarded}}
-		if p := cfg.HTTPSRedirectPort; p != 0 && p != 443 {
-			d.HTTP.Routing.RedirectPort = ":" + strconv.Itoa(p)
-		}
-		d.HTTPS = &TLSFrontend{Bind: r.bind(cfg.HTTPSPort), AcceptProxy: cfg.UseProxyProtocol,
-			InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: sniRelay, NoSNIBackend: noSNIRelay}
+	d.HTTP = &HTTPFrontend{Bind: r.bind(cfg.HTTPPort), AcceptProxy: cfg.UseProxyProtocol,
+		Routing: RoutingData{ExactMap: maps.HTTPExact, PrefixMap: maps.HTTPPrefix, Proto: "http", Redirect: redirectValue,
+			Forwarded: cfg.ForwardedHeaders, ForwardedMap: maps.Forwarded}}
+	if p := cfg.HTTPSRedirectPort; p != 0 && p != 443 {
+		d.HTTP.Routing.RedirectPort = ":" + strconv.Itoa(p)
 	}
+	d.HTTPS = &TLSFrontend{Bind: r.bind(cfg.HTTPSPort), AcceptProxy: cfg.UseProxyProtocol,
+		InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: sniRelay, NoSNIBackend: noSNIRelay}
 	clientAuth := r.clientAuthData(crls)
 	tls := RoutingData{ExactMap: maps.HTTPSExact, PrefixMap: maps.HTTPSPrefix, Proto: "https", Misdirected: !cfg.DisableHTTP2,
 		Forwarded: cfg.ForwardedHeaders, ForwardedMap: maps.Forwarded, ClientAuth: clientAuth}

@@ -132,9 +132,6 @@ func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription, fb rout
 			if !ok {
 				return nil
 			}
-			if !snap.Synced && d.cfg.BindPortsAfterSync {
-				continue
-			}
 			l.apply(snap, "applying the configuration")
 		case <-l.ticks:
 			err := d.process.Tick(ctx)

@@ -130,7 +130,7 @@ func NewRenderer(cfg dataplane.Config) (*Renderer, error) {
 // tryTemplates executes the templates on sample data with every optional
 // part present, so that a custom template's mistakes show at start-up.
 func (r *Renderer) tryTemplates() error {
-	if err := r.tmpl.ExecuteTemplate(&bytes.Buffer{}, configTemplate, r.configData(true, true)); err != nil {
+	if err := r.tmpl.ExecuteTemplate(&bytes.Buffer{}, configTemplate, r.configData(true)); err != nil {
 		return err
 	}
 	sample := &BackendData{Name: "be_secure:ns:name", Route: "ns/name", Services: []ServiceData{{Namespace: "ns", Name: "svc", Weight: 1}}, Defaults: httpRouteDefault, Balance: "roundrobin",
@@ -177,7 +177,7 @@ func (r *Renderer) Render(snap router.Snapshot) (*runtime.Output, error) {
 		return nil, err
 	}
 	var cfgText bytes.Buffer
-	if err := r.tmpl.ExecuteTemplate(&cfgText, configTemplate, r.configData(!r.cfg.BindPortsAfterSync || snap.Synced, clientCRLs != nil)); err != nil {
+	if err := r.tmpl.ExecuteTemplate(&cfgText, configTemplate, r.configData(clientCRLs != nil)); err != nil {
 		return nil, fmt.Errorf("template %q: %w", configTemplate, err)
 	}
 	defaultPEM, err := r.defaultCert.content()

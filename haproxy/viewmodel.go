@@ -54,9 +54,7 @@ type ConfigData struct {
 	Global     GlobalData
 	Defaults   DefaultsData
 	// HTTP is the plain-HTTP frontend and HTTPS the TLS frontend on the
-	// HTTPS port, which inspects SNI. Both are nil while
-	// ROUTER_BIND_PORTS_AFTER_SYNC holds the ports closed until the first
-	// complete sync.
+	// HTTPS port, which inspects SNI.
 	HTTP  *HTTPFrontend
 	HTTPS *TLSFrontend
 	// Terminating are the TLS-terminating frontends on loopback that

@@ -27,10 +27,10 @@ type Config struct {
 	PublishService types.NamespacedName
 	// UpdateStatus writes route status (ROUTER_UPDATE_STATUS).
 	UpdateStatus bool
-	// WaitForSync publishes nothing before the caches have synced
+	// WaitForSync publishes nothing before the first complete model: the
+	// caches have synced and every Secret routes name has been read
 	// (ROUTER_BIND_PORTS_AFTER_SYNC), so that the data plane opens its
-	// ports only with the first complete model. Otherwise an empty model
-	// is published at once.
+	// ports only with it. Otherwise an empty model is published at once.
 	WaitForSync bool
 	// ResyncInterval is how often the router looks at everything again
 	// (RESYNC_INTERVAL): the informers deliver every object anew, and the

@@ -338,7 +338,10 @@ func (r *Router) loop(ctx context.Context, waitForSync func(context.Context) boo
 func (r *Router) commit(synced bool) {
 	start := time.Now()
 	snap := r.store.Commit(synced)
-	if !snap.Changed.Empty() || snap.Version == 1 || (snap.Synced && !r.published) {
+	// With WaitForSync nothing is published before the first complete
+	// model, so the data plane opens its ports only with it.
+	held := r.cfg.WaitForSync && !snap.Synced
+	if !held && (!snap.Changed.Empty() || snap.Version == 1 || (snap.Synced && !r.published)) {
 		r.feed.Publish(snap)
 		r.published = r.published || snap.Synced
 	}

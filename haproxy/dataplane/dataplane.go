@@ -127,8 +127,7 @@ type Config struct {
 	MutualTLSAuthCRL    string
 	MutualTLSAuthFilter string
 
-	ReloadInterval     time.Duration
-	BindPortsAfterSync bool
+	ReloadInterval time.Duration
 }
 
 // TLSVersions are the TLS versions clients may be held to (SSL_MIN_VERSION

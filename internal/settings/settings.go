@@ -236,7 +236,7 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_BIND_PORTS_AFTER_SYNC", Flag: "bind-ports-after-sync", Default: "false", Example: "true",
 		Help:  "listen only once the first complete configuration is loaded",
-		Parse: bindPortsAfterSync,
+		Parse: boolean(func(c *Config) *bool { return &c.Router.WaitForSync }),
 	},
 
 	// TLS.
@@ -839,16 +839,6 @@ func headerNames(c *Config, v string) error {
 		names = append(names, name)
 	}
 	c.DataPlane.H1CaseAdjust = names
-	return nil
-}
-
-// bindPortsAfterSync holds both the router's first publication and the
-// data plane's ports until the caches have synced.
-func bindPortsAfterSync(c *Config, v string) error {
-	if err := boolean(func(c *Config) *bool { return &c.DataPlane.BindPortsAfterSync })(c, v); err != nil {
-		return err
-	}
-	c.Router.WaitForSync = c.DataPlane.BindPortsAfterSync
 	return nil
 }
 
