@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -45,6 +46,20 @@ func ValidateRoute(route *Route, opts ValidateOptions) field.ErrorList {
 // spec.wildcardPolicy may not change.
 func ValidateRouteUpdate(route, old *Route, opts ValidateOptions) field.ErrorList {
 	return validate(&check{route: route, old: old, opts: opts})
+}
+
+// ValidateExternalCertificateSecret checks the Secret named by
+// spec.tls.externalCertificate (at path): it must exist (secret nil means
+// it does not) and be of type kubernetes.io/tls. The webhook and the
+// router both call it, so a route is refused with the same words.
+func ValidateExternalCertificateSecret(path *field.Path, name string, secret *corev1.Secret) *field.Error {
+	switch {
+	case secret == nil:
+		return field.NotFound(path, fmt.Sprintf("secrets %q not found", name))
+	case secret.Type != corev1.SecretTypeTLS:
+		return field.Invalid(path, name, fmt.Sprintf("secret of type %q required", corev1.SecretTypeTLS))
+	}
+	return nil
 }
 
 // ValidateCertificates runs only the certificate checks: what the router

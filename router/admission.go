@@ -1,7 +1,6 @@
 package router
 
 import (
-	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -162,10 +161,9 @@ func certificateRejection(r *routecore.Route, secret secretLookup, extended bool
 			return ReasonExternalCertificateValidation, field.Forbidden(path, unreadable).Error()
 		case !extended:
 			return "", ""
-		case s == nil:
-			return ReasonExternalCertificateValidation, field.NotFound(path, fmt.Sprintf("secrets %q not found", ext.Name)).Error()
-		case s.Type != corev1.SecretTypeTLS:
-			return ReasonExternalCertificateValidation, field.Invalid(path, ext.Name, fmt.Sprintf("secret of type %q required", corev1.SecretTypeTLS)).Error()
+		}
+		if err := routecore.ValidateExternalCertificateSecret(path, ext.Name, s); err != nil {
+			return ReasonExternalCertificateValidation, err.Error()
 		}
 		r = withExternalCertificate(r, s)
 	}

@@ -212,11 +212,12 @@ func (s *Server) externalCertificate(ctx context.Context, r *review) field.Error
 	secret := &corev1.Secret{}
 	switch err := s.secrets.Get(ctx, client.ObjectKey{Namespace: r.route.Namespace, Name: name}, secret); {
 	case apierrors.IsNotFound(err):
-		errs = append(errs, field.NotFound(path, err.Error()))
+		secret = nil
 	case err != nil:
-		errs = append(errs, field.InternalError(path, err))
-	case secret.Type != corev1.SecretTypeTLS:
-		errs = append(errs, field.Invalid(path, name, fmt.Sprintf("secret of type %q required", corev1.SecretTypeTLS)))
+		return append(errs, field.InternalError(path, err))
+	}
+	if err := routecore.ValidateExternalCertificateSecret(path, name, secret); err != nil {
+		errs = append(errs, err)
 	}
 	return errs
 }
