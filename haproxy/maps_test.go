@@ -66,12 +66,12 @@ func TestRenderRouteAvailability(t *testing.T) {
 		path   string
 		want   string
 	}{
-		{"T-PATH-1", []*router.Route{pathRoute}, "/test", "be_http:ns:test"},
-		{"T-PATH-2", []*router.Route{pathRoute}, "/", ""},
-		{"T-PATH-3", []*router.Route{pathRoute, hostRoute}, "/test", "be_http:ns:test"},
-		{"T-PATH-4", []*router.Route{pathRoute, hostRoute}, "/", "be_http:ns:host"},
-		{"T-PATH-5", []*router.Route{hostRoute}, "/test", "be_http:ns:host"},
-		{"T-PATH-6", []*router.Route{hostRoute}, "/", "be_http:ns:host"},
+		{"a path route serves its path", []*router.Route{pathRoute}, "/test", "be_http:ns:test"},
+		{"a path route alone does not serve /", []*router.Route{pathRoute}, "/", ""},
+		{"with a host route, the path route serves its path", []*router.Route{pathRoute, hostRoute}, "/test", "be_http:ns:test"},
+		{"with a path route, the host route serves /", []*router.Route{pathRoute, hostRoute}, "/", "be_http:ns:host"},
+		{"a host route serves every path", []*router.Route{hostRoute}, "/test", "be_http:ns:host"},
+		{"a host route serves /", []*router.Route{hostRoute}, "/", "be_http:ns:host"},
 		{"below the path", []*router.Route{pathRoute, hostRoute}, "/test/a/b", "be_http:ns:test"},
 		{"not a path segment", []*router.Route{pathRoute, hostRoute}, "/testing", "be_http:ns:host"},
 		{"not a path segment, no host route", []*router.Route{pathRoute}, "/testing", ""},

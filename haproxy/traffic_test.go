@@ -69,12 +69,12 @@ func TestTrafficPathTable(t *testing.T) {
 		id, routes, request, path string
 		servedBy                  string // "" = not accessible
 	}{
-		{"T-PATH-1", "www.example.com/test", "www.example.com/test", "/test", "test-backend"},
-		{"T-PATH-2", "www.example.com/test", "www.example.com", "/", ""},
-		{"T-PATH-3", "www.example.com/test and www.example.com", "www.example.com/test", "/test", "test-backend"},
-		{"T-PATH-4", "www.example.com/test and www.example.com", "www.example.com", "/", "root-backend"},
-		{"T-PATH-5", "www.example.com", "www.example.com/test", "/test", "root-backend"},
-		{"T-PATH-6", "www.example.com", "www.example.com", "/", "root-backend"},
+		{"a path route serves its path", "www.example.com/test", "www.example.com/test", "/test", "test-backend"},
+		{"a path route alone does not serve /", "www.example.com/test", "www.example.com", "/", ""},
+		{"with a host route, the path route serves its path", "www.example.com/test and www.example.com", "www.example.com/test", "/test", "test-backend"},
+		{"with a path route, the host route serves /", "www.example.com/test and www.example.com", "www.example.com", "/", "root-backend"},
+		{"a host route serves every path", "www.example.com", "www.example.com/test", "/test", "root-backend"},
+		{"a host route serves /", "www.example.com", "www.example.com", "/", "root-backend"},
 	}
 	for _, row := range rows {
 		accessible := "not_accessible"

@@ -1,6 +1,9 @@
 // Package ingress turns Kubernetes Ingresses into the Routes that serve
 // them. Translate is the pure mapping, used by the controller (which makes
 // the cluster match it) and by `routeshift translate` (which prints it).
+//
+// It imports routecore for the Route model and its rules; it must not
+// import the webhook, the router (router/, haproxy/) or internal/cli.
 package ingress
 
 import (

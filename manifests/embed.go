@@ -1,6 +1,9 @@
 // Package manifests holds routeshift's Kubernetes manifests (kustomize
 // bases and overlays). They are embedded in the binary so that
 // `routeshift local` installs exactly what a cluster install applies.
+//
+// It holds files only and imports nothing of routeshift's, so that the
+// commands and the tests can read the same manifests.
 package manifests
 
 import "embed"

@@ -12,14 +12,16 @@ func routeDoc(ns, name, host, extra string) string {
 }
 
 // renderCase runs `routeshift render` on one fixture of testdata/render
-// (a seed worked example) with the example's router settings, given as
+// (a worked example of how OpenShift's router decides host claims,
+// namespace ownership, domain lists and shards) with the example's router
+// settings, given as
 // environment variables and flags, as a user would.
 type renderCase struct {
 	name, fixture string
 	env           map[string]string
 	flags         []string
-	// want is stdout, one line per route, written from the seed's
-	// expected outcome.
+	// want is stdout, one line per route: the example's expected
+	// outcome.
 	want []string
 	// messages, when set, is stderr: the reference's message of each
 	// rejection. Otherwise stderr holds one "NS/NAME: message" line per
@@ -27,14 +29,15 @@ type renderCase struct {
 	messages []string
 }
 
-// TestRenderSeedExamples: render reproduces every worked example of seed 000
-// (seed-requirements.md T-CLAIM-1...5, T-OWN-1...10 with the namespace
-// ownership check on and off, every hostname of T-DOM-1...3, every router of
-// T-SHARD-1). Examples that change the cluster (a delete, a relabel) have a
-// fixture before and after.
+// TestRenderSeedExamples: render reproduces every worked example of
+// testdata/render, each named after its fixture: host claims (T-CLAIM-*),
+// namespace ownership with the check on and off (T-OWN-*), every hostname
+// of the domain lists (T-DOM-*) and every router of a sharded set
+// (T-SHARD-1). Examples that change the cluster (a delete, a relabel) have
+// a fixture before and after.
 func TestRenderSeedExamples(t *testing.T) {
 	// The router of the ownership examples serves wildcard routes; "off"
-	// disables the check as the seed does, by environment variable.
+	// disables the check by environment variable.
 	on := map[string]string{"ROUTER_ALLOW_WILDCARD_ROUTES": "true"}
 	off := map[string]string{"ROUTER_ALLOW_WILDCARD_ROUTES": "true", "ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK": "true"}
 	tests := []renderCase{
@@ -76,8 +79,8 @@ func TestRenderSeedExamples(t *testing.T) {
 		{name: "T-OWN-10 check off, by flag", fixture: "T-OWN-10.yaml", env: on, flags: []string{"--disable-namespace-ownership-check=true"},
 			want:     []string{"ns1/r1 admitted", "ns2/r2 admitted", "ns2/rx rejected HostAlreadyClaimed", "ns3/rx rejected HostAlreadyClaimed"},
 			messages: []string{"ns2/rx: route r2 already exposes www.abc.xyz and is older", "ns3/rx: route r2 already exposes www.abc.xyz and is older"}},
-		// The same setups in the other mode, where the seed says the
-		// outcome: with the check off any namespace may add a path
+		// The same setups in the other mode, where OpenShift's router's
+		// outcome is known: with the check off any namespace may add a path
 		// (T-OWN-8) or claim hosts under another's wildcard (T-OWN-7);
 		// with it on, ns1's r1 owns www.abc.xyz with all its paths
 		// (T-OWN-2) and the subdomain abc.xyz for wildcard routes (T-OWN-1).
@@ -181,7 +184,7 @@ func TestRenderSeedExamples(t *testing.T) {
 
 // shardWant is render's output for T-SHARD-1's fixture: one route "web" in
 // each of the namespaces alpha … zulu, admitted when the namespace's
-// initial is one of the seed's letters for the router, else ignored.
+// initial is one of the router's letters, else ignored.
 func shardWant(letters string) []string {
 	var out []string
 	for _, ns := range []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett", "kilo", "lima",

@@ -1,6 +1,9 @@
 // Package cli wires routeshift's subcommands: flags, input and output. The
 // decisions are made in routecore, webhook, ingress and haproxy; this
 // package only adapts them to a command line.
+//
+// It may import any package of routeshift, as it wires them together;
+// only main imports it, so no other package may import it.
 package cli
 
 import (

@@ -4,7 +4,9 @@
 // from routecore.AnnotationCatalogue, and the validation rules with the
 // messages that routecore, the router and the webhook give for the
 // examples of routecore/examples. The pages' prose is in templates/, which
-// only print.
+// only print. It imports the packages whose settings, annotations and
+// messages it documents, and runs their code rather than restating it;
+// nothing imports it.
 package main
 
 import (

@@ -5,6 +5,10 @@
 // draws from: between picking it and binding it, a client socket can take
 // it. Ports below the ephemeral range are never given to client sockets,
 // so Get picks there.
+//
+// It imports nothing of routeshift's, so that tests and `routeshift local`
+// (internal/controlplane, internal/cli) can use it; it must not import
+// them.
 package freeport
 
 import (

@@ -2,6 +2,9 @@
 // in an EndpointSlice, for backends that run on the machine itself
 // (routeshift local, end-to-end tests): Kubernetes refuses loopback
 // addresses there.
+//
+// It imports nothing of routeshift's, so that tests and `routeshift local`
+// (internal/cli) can use it; it must not import them.
 package hostaddr
 
 import (

@@ -7,7 +7,10 @@
 //
 // It fills the settings of the router (router/), of the HAProxy data
 // plane (haproxy/dataplane/) and of the exporter (haproxy/exporter/); none
-// of them, nor the renderer (haproxy/), may import it.
+// of them, nor the renderer (haproxy/), may import it. It imports only
+// those settings' packages and routecore (the rules settings share with
+// route annotations); it must not import the renderer or the process
+// manager (haproxy/, haproxy/runtime/), nor the commands (internal/cli).
 package settings
 
 import (

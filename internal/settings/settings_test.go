@@ -24,7 +24,7 @@ func TestDefaults(t *testing.T) {
 		d.TCPBalanceScheme != "source" || d.ServerTimeout != 30*time.Second || d.TunnelTimeout != time.Hour ||
 		d.SlowlorisHTTPKeepalive != 300*time.Second || d.BackendCheckInterval != 5*time.Second || c.Listen.Addr != "0.0.0.0:1936" ||
 		c.Exporter.ServerThreshold != 500 || len(c.Exporter.Columns) != 16 || d.CompressionMIME != "text/html text/plain text/css" {
-		t.Errorf("defaults differ from the seeds': %+v", c)
+		t.Errorf("defaults differ from OpenShift's router's: %+v", c)
 	}
 }
 
@@ -103,7 +103,7 @@ func TestEverySeedVariable(t *testing.T) {
 		"ROUTER_DEFAULT_SERVER_FIN_TIMEOUT", "ROUTER_DEFAULT_SERVER_TIMEOUT", "ROUTER_DEFAULT_TUNNEL_TIMEOUT", "ROUTER_SLOWLORIS_HTTP_KEEPALIVE",
 		"ROUTER_SLOWLORIS_TIMEOUT"} {
 		if !have[env] {
-			t.Errorf("seed variable %s has no setting", env)
+			t.Errorf("OpenShift router variable %s has no setting", env)
 		}
 	}
 }

@@ -3,6 +3,8 @@
 // a router and expects its message back. It implements just enough of
 // RFC 6455 for that (one short text frame each way), so that the tests
 // need no WebSocket library.
+//
+// It imports nothing of routeshift's; only tests may import it.
 package wstest
 
 import (

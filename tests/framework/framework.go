@@ -8,6 +8,11 @@
 // server through a controller-runtime client or through the real kubectl
 // binary, the way users do.
 //
+// It imports routecore, certs, internal/freeport and internal/hostaddr; it
+// must not import the components it starts (webhook, ingress, router,
+// haproxy, internal/cli): it builds and runs the routeshift binary, as a
+// cluster does.
+//
 // The components the framework starts as their service accounts (the
 // webhook or manager, routers) run with only the permissions manifests/
 // grants; each fails its Stop, and so its test or the package, when its log

@@ -112,7 +112,7 @@ func scrape(r *framework.Router) (map[string]float64, error) {
 }
 
 // routerMetricsAfterFirstLoad checks what /metrics holds once the router
-// has loaded a configuration and served ns/plain over HTTP: the seed's
+// has loaded a configuration and served ns/plain over HTTP: the router's
 // reload and write timings with observations, HAProxy's counters of the
 // public frontend and of the plain route's backend and servers (columns
 // of ROUTER_METRICS_HAPROXY_EXPORTED's default), and the

@@ -66,7 +66,8 @@ var acceptedByOpenShift = []string{
 // TestValidateAgreesWithWebhook gives every input of the project's validate
 // tests (internal/cli/testdata/validate, which holds those of
 // internal/cli's validate tests and the whole-Route cases of routecore's
-// validation tables, and the seed's Route examples) to `routeshift
+// validation tables, and the Route examples of OpenShift's route
+// documentation in internal/fixtures) to `routeshift
 // validate` and to the API server with the webhooks (a server-side dry run
 // of each Route), with the API server's default field validation and with
 // Strict, and requires the same verdict for every Route, the same message
