@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -49,11 +50,20 @@ func (e *RefusedError) Alerts() []string {
 // accepted: it loads. It runs without -q, which would hide why HAProxy
 // refuses a configuration.
 func Check(haproxy, dir string, configArgs []string) error {
+	return CheckContext(context.Background(), haproxy, dir, configArgs)
+}
+
+// CheckContext is Check, stopping HAProxy when ctx ends (the error is
+// then ctx's).
+func CheckContext(ctx context.Context, haproxy, dir string, configArgs []string) error {
 	args := []string{"-c"}
 	for _, f := range configArgs {
 		args = append(args, "-f", filepath.Join(dir, f))
 	}
-	out, err := exec.Command(haproxy, args...).CombinedOutput()
+	out, err := exec.CommandContext(ctx, haproxy, args...).CombinedOutput()
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
 	var exit *exec.ExitError
 	switch {
 	case err == nil, errors.As(err, &exit) && exit.ExitCode() == 2:

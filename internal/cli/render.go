@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,8 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/routeshift/routeshift/certs"
 	"github.com/routeshift/routeshift/haproxy"
+	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/input"
 	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/routecore"
@@ -219,48 +220,40 @@ func (o *renderOptions) writeConfig(ctx context.Context, cfg settings.Config, sn
 	if err != nil {
 		return err
 	}
-	for rel, f := range out.Files {
-		path := filepath.Join(abs, rel)
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return err
-		}
-		if err := certs.WriteFileAtomic(path, f.Data, f.Mode); err != nil {
-			return err
-		}
+	// Every file, not only those that differ from an empty directory's:
+	// --dir may hold an earlier rendering.
+	out.Changed = slices.Sorted(maps.Keys(out.Files))
+	if err := runtime.WriteFiles(abs, out); err != nil {
+		return err
 	}
 	if !o.check {
 		return nil
 	}
-	args := []string{"-c"}
-	for _, a := range out.ConfigArgs {
-		args = append(args, "-f", filepath.Join(abs, a))
-	}
-	return o.haproxyCheck(ctx, args)
+	return o.haproxyCheck(ctx, abs, out.ConfigArgs)
 }
 
-// haproxyCheck runs haproxy -c (without -q, which hides why HAProxy
-// refuses a configuration) and returns HAProxy's own message: its output
-// without the version notices.
-func (o *renderOptions) haproxyCheck(ctx context.Context, args []string) error {
-	out, err := exec.CommandContext(ctx, o.haproxy, args...).CombinedOutput()
+// haproxyCheck runs haproxy -c as the router does before it loads a
+// configuration, and returns HAProxy's own message: its output without
+// the version notices.
+func (o *renderOptions) haproxyCheck(ctx context.Context, dir string, configArgs []string) error {
+	err := runtime.CheckContext(ctx, o.haproxy, dir, configArgs)
+	var refused *runtime.RefusedError
 	switch {
 	case err == nil:
 		return nil
 	case ctx.Err() != nil:
 		return errInterrupted
-	}
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
+	case !errors.As(err, &refused):
 		return fmt.Errorf("running %s for --check: %w (name the binary with --haproxy)", o.haproxy, err)
 	}
 	var lines []string
-	for line := range strings.Lines(string(out)) {
+	for line := range strings.Lines(refused.Words) {
 		if !strings.HasPrefix(line, "[NOTICE]") {
 			lines = append(lines, strings.TrimRight(line, "\n"))
 		}
 	}
 	if len(lines) == 0 {
-		lines = []string{err.Error()}
+		lines = []string{refused.Err.Error()}
 	}
 	return fmt.Errorf("haproxy -c refuses the configuration in %s:\n%s", o.dir, strings.Join(lines, "\n"))
 }
