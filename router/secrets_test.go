@@ -2,6 +2,7 @@ package router
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -364,4 +365,84 @@ func TestSecretChanges(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestCertificateRejectionsKeepClaims: whatever is wrong with a route's
+// certificate (its own, or its external certificate secret missing, of
+// the wrong type or unreadable), the route keeps its host: another
+// namespace's route on the host and another namespace's wildcard in the
+// domain stay out. Once the certificate is fixed only that route changes.
+func TestCertificateRejectionsKeepClaims(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opaque := tlsSecret("tls", "1", p.Leaf)
+	opaque.Type = corev1.SecretTypeOpaque
+	inline := func(key []byte) func(*routecore.Route) {
+		return func(r *routecore.Route) {
+			r.Spec.TLS = &routecore.TLSConfig{Termination: routecore.TLSTerminationEdge, Certificate: string(p.Leaf.CertPEM), Key: string(key)}
+		}
+	}
+	tests := []struct {
+		name   string
+		broken func(*Store)
+		fix    func(*Store)
+		reason string
+	}{
+		{"its own key does not match", func(s *Store) { s.SetRoute(rt("ns1", "r", "www.x.com", 1, inline(p.Other.KeyPEM))) },
+			func(s *Store) {
+				s.SetRoute(rt("ns1", "r", "www.x.com", 1, inline(p.Leaf.KeyPEM), func(r *routecore.Route) { r.ResourceVersion = "2" }))
+			}, ReasonExtendedValidationFailed},
+		{"its secret is missing", func(s *Store) {
+			s.SetRoute(rt("ns1", "r", "www.x.com", 1, external("tls"), func(r *routecore.Route) { r.Namespace = "ns1" }))
+			s.DeleteSecret("ns1", "tls")
+		}, func(s *Store) { s.SetSecret(inNamespace(tlsSecret("tls", "2", p.Leaf), "ns1")) }, ReasonExternalCertificateValidation},
+		{"its secret is not of type TLS", func(s *Store) {
+			s.SetRoute(rt("ns1", "r", "www.x.com", 1, external("tls"), func(r *routecore.Route) { r.Namespace = "ns1" }))
+			s.SetSecret(inNamespace(opaque, "ns1"))
+		}, func(s *Store) { s.SetSecret(inNamespace(tlsSecret("tls", "2", p.Leaf), "ns1")) }, ReasonExternalCertificateValidation},
+		{"its secret may not be read", func(s *Store) {
+			s.SetRoute(rt("ns1", "r", "www.x.com", 1, external("tls"), func(r *routecore.Route) { r.Namespace = "ns1" }))
+			s.SetSecretUnreadable("ns1", "tls", "no get")
+		}, func(s *Store) { s.SetSecret(inNamespace(tlsSecret("tls", "2", p.Leaf), "ns1")) }, ReasonExternalCertificateValidation},
+	}
+	const (
+		late = "ns2/late rejected HostAlreadyClaimed: a route in another namespace holds www.x.com and is older than late"
+		wild = "ns3/w rejected HostAlreadyClaimed: a route in another namespace holds host w.x.com"
+	)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewStore(AdmissionConfig{ExtendedValidation: true, AllowWildcardRoutes: true})
+			s.WatchSecrets()
+			tt.broken(s)
+			s.SetRoute(rt("ns2", "late", "www.x.com", 2))
+			s.SetRoute(rt("ns3", "w", "w.x.com", 3, wildcard))
+			snap := s.Commit(true)
+			d, _ := snap.Decisions.Get("ns1/r")
+			if d.Verdict != Rejected || d.Reason != tt.reason || d.Host != "www.x.com" {
+				t.Errorf("ns1/r decided %+v, want rejected %s for www.x.com", d, tt.reason)
+			}
+			if _, ok := snap.Routes.Get("ns1/r"); ok {
+				t.Error("ns1/r is served although rejected")
+			}
+			for _, want := range []string{late, wild} {
+				if !slices.Contains(verdicts(snap), want) {
+					t.Errorf("decisions %q lack %q", verdicts(snap), want)
+				}
+			}
+			tt.fix(s)
+			snap = s.Commit(true)
+			expect(t, snap, "ns1/r admitted", late, wild)
+			if got := slices.Sorted(maps.Keys(snap.Changed.Routes)); !slices.Equal(got, []string{"ns1/r"}) {
+				t.Errorf("fixing the certificate changed %v, want only ns1/r", got)
+			}
+		})
+	}
+}
+
+// inNamespace moves a secret to namespace ns.
+func inNamespace(s *corev1.Secret, ns string) *corev1.Secret {
+	s.Namespace = ns
+	return s
 }

@@ -199,6 +199,14 @@ func TestDesiredStatusEntries(t *testing.T) {
 				e.Host = ""
 				return e
 			}()}, true},
+		{"a rejected wildcard route reports its policy", nil,
+			Decision{Verdict: Rejected, Reason: ReasonNotAdmitted, Message: "wildcard routes are not allowed", Host: "www.example.com",
+				WildcardPolicy: routecore.WildcardPolicySubdomain},
+			[]routecore.RouteIngress{func() routecore.RouteIngress {
+				e := entry("public", at, rejectedCond(ReasonNotAdmitted, "wildcard routes are not allowed"))
+				e.WildcardPolicy = routecore.WildcardPolicySubdomain
+				return e
+			}()}, true},
 		{"ignored: ours goes from between the others, their order stays",
 			[]routecore.RouteIngress{alpha, entry("public", earlier, admittedCond), beta, entry("public", earlier, admittedCond)},
 			Decision{Verdict: Ignored}, []routecore.RouteIngress{alpha, beta}, true},
