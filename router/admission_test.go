@@ -921,3 +921,66 @@ func TestClaimDomains(t *testing.T) {
 		})
 	}
 }
+
+// TestSameHostConflicts: two routes of one namespace share a host unless
+// they have the same path, or both are TLS routes and one is passthrough
+// (which takes the host's whole TLS traffic by SNI); the older keeps it.
+func TestSameHostConflicts(t *testing.T) {
+	const (
+		plain = routecore.TLSTerminationType("")
+		edge  = routecore.TLSTerminationEdge
+		reenc = routecore.TLSTerminationReencrypt
+		pass  = routecore.TLSTerminationPassthrough
+	)
+	tests := []struct {
+		older, younger         routecore.TLSTerminationType
+		olderPath, youngerPath string
+		conflict               bool
+	}{
+		{plain, plain, "", "", true},
+		{plain, plain, "/a", "/b", false},
+		{plain, edge, "/a", "/a", true},
+		{edge, reenc, "/a", "/b", false},
+		{edge, reenc, "", "", true},
+		{pass, edge, "", "/b", true},
+		{edge, pass, "/a", "", true},
+		{pass, pass, "", "", true},
+		{pass, plain, "", "/b", false},
+		{plain, pass, "/a", "", false},
+		{reenc, pass, "/a", "", true},
+	}
+	for _, tt := range tests {
+		name := fmt.Sprintf("%q %q then %q %q", tt.older, tt.olderPath, tt.younger, tt.youngerPath)
+		t.Run(name, func(t *testing.T) {
+			mods := func(term routecore.TLSTerminationType, path string) []func(*routecore.Route) {
+				m := []func(*routecore.Route){withPath(path)}
+				if term != plain {
+					m = append(m, withTLS(term))
+				}
+				return m
+			}
+			s := store(AdmissionConfig{}, rt("ns", "old", "h.x.com", 1, mods(tt.older, tt.olderPath)...),
+				rt("ns", "new", "h.x.com", 2, mods(tt.younger, tt.youngerPath)...))
+			want := "ns/new admitted"
+			if tt.conflict {
+				want = "ns/new rejected HostAlreadyClaimed: route old already exposes h.x.com and is older"
+			}
+			expect(t, s.Commit(true), "ns/old admitted", want)
+		})
+	}
+}
+
+// TestOverriddenHostsClaim: with ROUTER_OVERRIDE_HOSTNAME routes compete
+// for the hosts the template makes, not the ones they wrote: two
+// namespaces writing one host both get their own.
+func TestOverriddenHostsClaim(t *testing.T) {
+	cfg := AdmissionConfig{HostnameTemplate: "${name}-${namespace}.apps.x.com", OverrideHostname: true}
+	s := store(cfg, rt("ns1", "web", "www.x.com", 1), rt("ns2", "web", "www.x.com", 2), rt("ns2", "web2", "web-ns1.apps.x.com", 3))
+	snap := s.Commit(true)
+	expect(t, snap, "ns1/web admitted", "ns2/web admitted", "ns2/web2 admitted")
+	for k, host := range map[string]string{"ns1/web": "web-ns1.apps.x.com", "ns2/web": "web-ns2.apps.x.com", "ns2/web2": "web2-ns2.apps.x.com"} {
+		if d, _ := snap.Decisions.Get(k); d.Host != host {
+			t.Errorf("%s decided for host %q, want %q", k, d.Host, host)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/routeshift/routeshift/internal/fixtures"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -178,5 +179,36 @@ func TestNotServableClaims(t *testing.T) {
 	}
 	if again := current(); again == first {
 		t.Error("the wildcard won its domain back with the value reported not servable")
+	}
+}
+
+// TestNotServableSecretRenewed: a route not servable because of what its
+// external certificate secret held is admitted again, with a new value,
+// once the secret's content changes (a renewed certificate): the data
+// plane tries again. A new version of the secret with the same content
+// keeps the report.
+func TestNotServableSecretRenewed(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(AdmissionConfig{})
+	s.SetSecret(tlsSecret("tls", "1", p.Leaf))
+	s.SetRoute(rt("ns", "r", "www.example.com", 1, external("tls")))
+	served, _ := s.Commit(true).Routes.Get("ns/r")
+	s.SetNotServable(served, "refused")
+	expect(t, s.Commit(true), "ns/r rejected RouteNotServable: refused")
+	s.SetSecret(tlsSecret("tls", "2", p.Leaf))
+	if snap := s.Commit(true); !snap.Changed.Empty() {
+		t.Errorf("the same content again changed %v", snap.Changed.Routes)
+	}
+	s.SetSecret(tlsSecret("tls", "3", p.Other))
+	snap := s.Commit(true)
+	expect(t, snap, "ns/r admitted")
+	if renewed, _ := snap.Routes.Get("ns/r"); renewed == served || renewed.TLS.Certificate != string(p.Other.CertPEM) {
+		t.Errorf("served %p with %.30q after the renewal, was %p", renewed, renewed.TLS.Certificate, served)
+	}
+	if s.notServable != 0 {
+		t.Errorf("%d counted not servable", s.notServable)
 	}
 }
