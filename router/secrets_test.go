@@ -446,3 +446,42 @@ func inNamespace(s *corev1.Secret, ns string) *corev1.Secret {
 	s.Namespace = ns
 	return s
 }
+
+// TestSecretReadAgain: a read that stops forgets the secret, so that when
+// a route names it again and the new read delivers the very same object
+// (same UID and resourceVersion: nothing changed meanwhile), the route is
+// judged with it rather than left waiting for a change.
+func TestSecretReadAgain(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := tlsSecret("tls", "7", p.Leaf)
+	secret.UID = "secret-uid"
+	s := NewStore(AdmissionConfig{ExtendedValidation: true})
+	s.WatchSecrets()
+	s.SetRoute(rt("ns", "r", "www.example.com", 1, external("tls")))
+	s.SetRoute(rt("ns", "other", "other.example.com", 2))
+	s.Commit(true)
+	if got, want := watches(s), "start [ns/tls] stop []"; got != want {
+		t.Fatalf("watches %s, want %s", got, want)
+	}
+	s.SetSecret(secret.DeepCopy())
+	expect(t, s.Commit(true), "ns/r admitted", "ns/other admitted")
+	s.DeleteRoute("ns", "r")
+	s.Commit(true)
+	if got, want := watches(s), "start [] stop [ns/tls]"; got != want {
+		t.Fatalf("watches %s, want %s", got, want)
+	}
+	s.SetRoute(rt("ns", "r", "www.example.com", 1, external("tls")))
+	s.Commit(true)
+	if got, want := watches(s), "start [ns/tls] stop []"; got != want {
+		t.Fatalf("watches %s, want %s", got, want)
+	}
+	s.SetSecret(secret.DeepCopy())
+	snap := s.Commit(true)
+	expect(t, snap, "ns/r admitted", "ns/other admitted")
+	if got := servedCertificate(snap, "r"); got != string(p.Leaf.CertPEM) {
+		t.Errorf("served %.40q, want the secret's certificate", got)
+	}
+}
