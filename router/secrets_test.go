@@ -3,7 +3,10 @@ package router
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -484,4 +487,195 @@ func TestSecretReadAgain(t *testing.T) {
 	if got := servedCertificate(snap, "r"); got != string(p.Leaf.CertPEM) {
 		t.Errorf("served %.40q, want the secret's certificate", got)
 	}
+}
+
+// TestSecretReadsIncrementalEqualsFromScratch: with secrets read one by
+// one, after any sequence of route and secret events (a read completing
+// some steps after the store asked for it, secrets changing, going,
+// turning unreadable, reads stopping), whenever no route waits for its
+// secret every route has the decision and served value a new store has
+// when given the reads delivered so far and the same routes. (A route
+// that waits keeps its former judgement, claim included, until the read
+// completes.) The reads the store asks for are always the secrets the
+// shard's routes name and, for a route waiting, the one of the value it
+// keeps serving meanwhile, and a route waits only for a read not yet
+// completed.
+func TestSecretReadsIncrementalEqualsFromScratch(t *testing.T) {
+	p, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opaque := tlsSecret("s1", "", p.Leaf)
+	opaque.Type = corev1.SecretTypeOpaque
+	// cluster states a secret can be in: its object, or nil and why it
+	// cannot be read ("" when missing).
+	type state struct {
+		secret     *corev1.Secret
+		unreadable string
+		hidden     *corev1.Secret // the object while it may not be read
+	}
+	states := []func(name, rv string) state{
+		func(name, rv string) state { return state{secret: inNamespace(tlsSecret(name, rv, p.Leaf), "ns")} },
+		func(name, rv string) state { return state{secret: inNamespace(tlsSecret(name, rv, p.Other), "ns")} },
+		func(name, rv string) state {
+			s := opaque.DeepCopy()
+			s.Name, s.ResourceVersion = name, rv
+			return state{secret: s}
+		},
+		func(string, string) state { return state{} },
+		func(string, string) state { return state{unreadable: "no get"} },
+	}
+	deliver := func(s *Store, name string, st state) {
+		switch {
+		case st.secret != nil:
+			s.SetSecret(st.secret)
+		case st.unreadable != "":
+			s.SetSecretUnreadable("ns", name, st.unreadable)
+		default:
+			s.DeleteSecret("ns", name)
+		}
+	}
+	compared := 0
+	for _, extended := range []bool{false, true} {
+		cfg := AdmissionConfig{ExtendedValidation: extended, RouteSelector: labels.SelectorFromSet(labels.Set{"shard": "a"})}
+		rng := rand.New(rand.NewPCG(3, 4))
+		for seq := range 200 {
+			s := NewStore(cfg)
+			s.WatchSecrets()
+			routes := map[string]*routecore.Route{}
+			cluster := map[string]state{}           // secret name -> its state
+			delivered := map[string]state{}         // what the reads reported, while read
+			pending := map[string]bool{}            // reads started, not completed
+			judged := map[string]*routecore.Route{} // the value each route was last judged with
+			var log []string
+			for step := range 25 {
+				version := fmt.Sprint(seq, "-", step)
+				name := fmt.Sprintf("s%d", rng.IntN(2))
+				switch ev := rng.IntN(10); {
+				case ev < 4:
+					r := rt("ns", fmt.Sprintf("r%d", rng.IntN(3)), fmt.Sprintf("h%d.example.com", rng.IntN(2)), rng.IntN(3))
+					r.ResourceVersion = version
+					if rng.IntN(4) > 0 {
+						external(name)(r)
+						r.ResourceVersion = version
+					}
+					if rng.IntN(4) > 0 {
+						r.Labels = map[string]string{"shard": "a"}
+					}
+					s.SetRoute(r)
+					routes[r.Name] = r
+					log = append(log, fmt.Sprintf("route %s host %s secret %q labels %v", r.Name, r.Spec.Host, externalSecret(r), r.Labels))
+				case ev == 4:
+					n := fmt.Sprintf("r%d", rng.IntN(3))
+					s.DeleteRoute("ns", n)
+					delete(routes, n)
+					log = append(log, "delete route "+n)
+				case ev < 8:
+					if prev := cluster[name]; ev == 7 && prev.unreadable != "" {
+						cluster[name] = state{secret: prev.hidden} // permission granted: the same object
+					} else if ev == 7 {
+						cluster[name] = state{unreadable: "no get", hidden: prev.secret} // permission taken
+					} else {
+						cluster[name] = states[rng.IntN(len(states))](name, version)
+					}
+					log = append(log, fmt.Sprintf("secret %s now %v %q", name, cluster[name].secret != nil, cluster[name].unreadable))
+					if _, read := delivered[name]; read {
+						deliver(s, name, cluster[name])
+						delivered[name] = cluster[name]
+					}
+				default:
+					for k := range pending {
+						n := strings.TrimPrefix(k, "ns/")
+						deliver(s, n, cluster[n])
+						delivered[n] = cluster[n]
+						delete(pending, k)
+						log = append(log, "read of "+n+" completes")
+					}
+				}
+				snap := s.Commit(true)
+				start, stop := s.SecretWatches()
+				for _, k := range start {
+					pending[k] = true
+				}
+				for _, k := range stop {
+					delete(pending, k)
+					delete(delivered, strings.TrimPrefix(k, "ns/"))
+				}
+				for k := range s.reads.waiting {
+					if r := routes[strings.TrimPrefix(k, "ns/")]; !pending["ns/"+externalSecret(r)] {
+						t.Fatalf("EXTENDED_VALIDATION=%v, sequence %d after:\n  %s\n%s waits for %s, which was read",
+							extended, seq, strings.Join(log, "\n  "), k, externalSecret(r))
+					}
+				}
+				if s.reads.waitingRoutes() == 0 {
+					compared++
+					if msg := compareSecretStores(cfg, snap, routes, delivered, deliver); msg != "" {
+						t.Fatalf("EXTENDED_VALIDATION=%v, sequence %d after:\n  %s\n%s", extended, seq, strings.Join(log, "\n  "), msg)
+					}
+				}
+				for k, r := range routes {
+					if !s.reads.waiting["ns/"+k] {
+						judged[k] = r
+					}
+				}
+				for k := range judged {
+					if routes[k] == nil {
+						delete(judged, k)
+					}
+				}
+				if want := secretsNamed(cfg, s, routes, judged); !maps.Equal(s.reads.watched, want) {
+					t.Fatalf("EXTENDED_VALIDATION=%v, sequence %d after:\n  %s\nreading %v, want %v",
+						extended, seq, strings.Join(log, "\n  "), s.reads.watched, want)
+				}
+			}
+		}
+	}
+	if compared < 2000 {
+		t.Errorf("only %d snapshots without a waiting route were compared", compared)
+	}
+}
+
+// secretsNamed are the secrets the shard's routes name and, for a route
+// waiting for its secret, the one of the value it keeps serving meanwhile.
+func secretsNamed(cfg AdmissionConfig, s *Store, routes, judged map[string]*routecore.Route) map[string]bool {
+	out := map[string]bool{}
+	for k, r := range routes {
+		if ext := externalSecret(r); ext != "" && cfg.inShard(r, nil, false) {
+			out["ns/"+ext] = true
+		}
+		if ext := externalSecret(judged[k]); ext != "" && s.reads.waiting["ns/"+k] {
+			out["ns/"+ext] = true
+		}
+	}
+	return out
+}
+
+// compareSecretStores judges the routes from scratch with the reads
+// delivered and returns what differs from snap, "" when nothing does.
+func compareSecretStores[S any](cfg AdmissionConfig, snap Snapshot, routes map[string]*routecore.Route,
+	delivered map[string]S, deliver func(*Store, string, S)) string {
+	fresh := NewStore(cfg)
+	fresh.WatchSecrets()
+	for name, st := range delivered {
+		deliver(fresh, name, st)
+	}
+	for _, r := range routes {
+		fresh.SetRoute(r)
+	}
+	want := fresh.Commit(true)
+	var diffs []string
+	for _, r := range routes {
+		k := key(r.Namespace, r.Name)
+		got, _ := snap.Decisions.Get(k)
+		w, _ := want.Decisions.Get(k)
+		if got != w {
+			diffs = append(diffs, fmt.Sprintf("%s: incremental %+v, from scratch %+v", k, got, w))
+		}
+		gr, _ := snap.Routes.Get(k)
+		wr, _ := want.Routes.Get(k)
+		if !reflect.DeepEqual(gr, wr) {
+			diffs = append(diffs, fmt.Sprintf("%s served: incremental %+v, from scratch %+v", k, gr, wr))
+		}
+	}
+	return strings.Join(diffs, "\n")
 }
