@@ -420,7 +420,7 @@ func assignSlots(def *backendDefaults, rt *router.Route, in backendInput, weight
 		if weights[i] < 0 {
 			continue
 		}
-		svc := b.Service.Namespace + "/" + b.Service.Name
+		svc := router.Key(b.Service.Namespace, b.Service.Name)
 		printable := ""
 		if serviceNameValid(b.Service.Name) {
 			printable = svc

@@ -248,7 +248,7 @@ func (r *Renderer) routeOfCertificate(file string) *router.Route {
 		return nil
 	}
 	ns, rest, _ := strings.Cut(strings.TrimSuffix(name, ".pem"), "_")
-	if rr := r.routes[ns+"/"+rest]; rr != nil {
+	if rr := r.routes[router.Key(ns, rest)]; rr != nil {
 		if _, ok := rr.files[file]; ok {
 			return rr.route
 		}

@@ -427,7 +427,7 @@ func (r *Renderer) renderRoutes(snap router.Snapshot, dirty map[string]bool, def
 		}
 		in := backendInput{key: k, route: rt, services: make([]*router.ServiceEndpoints, len(rt.Backends)), defaultCA: defaultCA}
 		for i, b := range rt.Backends {
-			in.services[i], _ = snap.Services.Get(b.Service.Namespace + "/" + b.Service.Name)
+			in.services[i], _ = snap.Services.Get(router.Key(b.Service.Namespace, b.Service.Name))
 		}
 		if rf, refused := r.refused[k]; refused {
 			in.refused = rf.message
@@ -590,7 +590,7 @@ func (r *Renderer) adopt(k string, rr *routeRender, next *fileEdit) {
 		next.set(path, f)
 	}
 	for _, b := range rr.route.Backends {
-		svc := b.Service.Namespace + "/" + b.Service.Name
+		svc := router.Key(b.Service.Namespace, b.Service.Name)
 		if r.byService[svc] == nil {
 			r.byService[svc] = map[string]bool{}
 		}
@@ -618,7 +618,7 @@ func (r *Renderer) retire(k string, next *fileEdit) {
 		next.delete(path)
 	}
 	for _, b := range rr.route.Backends {
-		svc := b.Service.Namespace + "/" + b.Service.Name
+		svc := router.Key(b.Service.Namespace, b.Service.Name)
 		delete(r.byService[svc], k)
 		if len(r.byService[svc]) == 0 {
 			delete(r.byService, svc)

@@ -46,7 +46,7 @@ func (s *Store) WatchSecrets() {
 // namespace/name, and why (for the routes that name it): what it knew of
 // the secret is dropped.
 func (s *Store) SetSecretUnreadable(namespace, name, message string) {
-	k := key(namespace, name)
+	k := Key(namespace, name)
 	if s.reads == nil || (s.reads.done[k] && s.reads.unreadable[k] == message) {
 		return
 	}
@@ -115,7 +115,7 @@ func (s *Store) waitsForSecret(k string, r *routecore.Route, inShard bool) bool 
 		return false
 	}
 	ext := externalSecret(r)
-	if inShard && ext != "" && !rd.done[key(r.Namespace, ext)] {
+	if inShard && ext != "" && !rd.done[Key(r.Namespace, ext)] {
 		rd.waiting[k] = true
 		return true
 	}
@@ -128,8 +128,8 @@ func (s *Store) waitsForSecret(k string, r *routecore.Route, inShard bool) bool 
 func (s *Store) indexSecrets(k string, st *routeState, values ...*routecore.Route) {
 	var keys []string
 	for _, v := range values {
-		if ext := externalSecret(v); ext != "" && !slices.Contains(keys, key(v.Namespace, ext)) {
-			keys = append(keys, key(v.Namespace, ext))
+		if ext := externalSecret(v); ext != "" && !slices.Contains(keys, Key(v.Namespace, ext)) {
+			keys = append(keys, Key(v.Namespace, ext))
 		}
 	}
 	for _, sk := range st.secrets {
@@ -163,7 +163,7 @@ type secretLookup func(name string) (secret *corev1.Secret, unreadable string)
 // secretOf looks secrets up in namespace.
 func (s *Store) secretOf(namespace string) secretLookup {
 	return func(name string) (*corev1.Secret, string) {
-		k := key(namespace, name)
+		k := Key(namespace, name)
 		var why string
 		if s.reads != nil {
 			why = s.reads.unreadable[k]

@@ -68,7 +68,7 @@ func (w *secretWatches) sync(ctx context.Context, start, stop []string) {
 		sw := &secretWatch{id: w.next, cancel: cancel}
 		w.running[k] = sw
 		log.V(1).Info("a route names the secret: reading it", "secret", k)
-		ns, name := splitKey(k)
+		ns, name := SplitKey(k)
 		w.wg.Go(func() { w.run(rctx, ns, name, func(ev func(*Store)) { w.report(rctx, k, sw.id, ev) }) })
 	}
 }

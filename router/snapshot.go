@@ -1,6 +1,7 @@
 package router
 
 import (
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -40,7 +41,18 @@ type Route struct {
 }
 
 // Key is the route's namespace/name.
-func (r *Route) Key() string { return r.Namespace + "/" + r.Name }
+func (r *Route) Key() string { return Key(r.Namespace, r.Name) }
+
+// Key is the key of a namespaced object (a Route, a Service, a Secret)
+// in the router's maps and in everything it hands to data planes:
+// "NAMESPACE/NAME", as types.NamespacedName prints it.
+func Key(namespace, name string) string { return namespace + "/" + name }
+
+// SplitKey is the namespace and name of a Key.
+func SplitKey(k string) (namespace, name string) {
+	namespace, name, _ = strings.Cut(k, "/")
+	return namespace, name
+}
 
 // Termination is the route's termination, "" for plain HTTP.
 func (r *Route) Termination() routecore.TLSTerminationType {

@@ -265,7 +265,7 @@ func (w *StatusWriter) desired(ctx context.Context, k string) (route *routecore.
 	if !ok {
 		return nil, nil, false, nil // deleted: its status went with it
 	}
-	ns, name := splitKey(k)
+	ns, name := SplitKey(k)
 	route = &routecore.Route{}
 	if err := w.Reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, route); err != nil {
 		return nil, nil, false, client.IgnoreNotFound(err)

@@ -4,7 +4,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -88,11 +87,9 @@ func NewStore(cfg AdmissionConfig) *Store {
 	}
 }
 
-func key(namespace, name string) string { return namespace + "/" + name }
-
 // SetRoute records a Route added or changed.
 func (s *Store) SetRoute(r *routecore.Route) {
-	k := key(r.Namespace, r.Name)
+	k := Key(r.Namespace, r.Name)
 	st := s.routes[k]
 	if st == nil {
 		st = &routeState{}
@@ -107,7 +104,7 @@ func (s *Store) SetRoute(r *routecore.Route) {
 
 // DeleteRoute records a Route deleted, or gone from the router's view.
 func (s *Store) DeleteRoute(namespace, name string) {
-	k := key(namespace, name)
+	k := Key(namespace, name)
 	st := s.routes[k]
 	if st == nil {
 		return
@@ -153,7 +150,7 @@ func (s *Store) SetEndpointSlice(es *discoveryv1.EndpointSlice) {
 	if svc == "" {
 		return
 	}
-	k := key(es.Namespace, svc)
+	k := Key(es.Namespace, svc)
 	if s.slices[k] == nil {
 		s.slices[k] = map[string]*discoveryv1.EndpointSlice{}
 	}
@@ -166,7 +163,7 @@ func (s *Store) SetEndpointSlice(es *discoveryv1.EndpointSlice) {
 
 // DeleteEndpointSlice records an EndpointSlice deleted.
 func (s *Store) DeleteEndpointSlice(namespace, name, service string) {
-	k := key(namespace, service)
+	k := Key(namespace, service)
 	if _, ok := s.slices[k][name]; !ok {
 		return
 	}
@@ -181,7 +178,7 @@ func (s *Store) DeleteEndpointSlice(namespace, name, service string) {
 // they let a route's numeric targetPort name a service port, and say which
 // application protocol their endpoints speak.
 func (s *Store) SetService(svc *corev1.Service) {
-	k := key(svc.Namespace, svc.Name)
+	k := Key(svc.Namespace, svc.Name)
 	var ports []ServicePort
 	for _, p := range svc.Spec.Ports {
 		if p.Protocol == "" || p.Protocol == corev1.ProtocolTCP {
@@ -197,7 +194,7 @@ func (s *Store) SetService(svc *corev1.Service) {
 
 // DeleteService records a Service deleted.
 func (s *Store) DeleteService(namespace, name string) {
-	k := key(namespace, name)
+	k := Key(namespace, name)
 	if _, ok := s.ports[k]; !ok {
 		return
 	}
@@ -208,7 +205,7 @@ func (s *Store) DeleteService(namespace, name string) {
 // SetSecret records a Secret added or changed; only routes that name it as
 // their external certificate care.
 func (s *Store) SetSecret(secret *corev1.Secret) {
-	k := key(secret.Namespace, secret.Name)
+	k := Key(secret.Namespace, secret.Name)
 	s.reads.read(k, "")
 	if old := s.secrets[k]; old != nil && unchanged(old, secret) {
 		return // a resync
@@ -219,7 +216,7 @@ func (s *Store) SetSecret(secret *corev1.Secret) {
 
 // DeleteSecret records a Secret deleted, or found missing.
 func (s *Store) DeleteSecret(namespace, name string) {
-	k := key(namespace, name)
+	k := Key(namespace, name)
 	s.reads.read(k, "")
 	delete(s.secrets, k)
 	s.secretChanged(k)
@@ -262,7 +259,7 @@ func (s *Store) Commit(synced bool) Snapshot {
 	}
 	services := s.snapshot.Services.Edit()
 	for k := range s.dirtyServices {
-		ns, name := splitKey(k)
+		ns, name := SplitKey(k)
 		sl := make([]*discoveryv1.EndpointSlice, 0, len(s.slices[k]))
 		for _, es := range s.slices[k] {
 			sl = append(sl, es)
@@ -505,7 +502,7 @@ func (s *Store) serve(r *routecore.Route, host string) *Route {
 	if r.Spec.TLS != nil {
 		tls := r.Spec.TLS
 		if ext := externalSecret(r); ext != "" {
-			if secret := s.secrets[key(r.Namespace, ext)]; secret != nil {
+			if secret := s.secrets[Key(r.Namespace, ext)]; secret != nil {
 				tls = withExternalCertificate(r, secret).Spec.TLS
 			}
 		}
@@ -548,9 +545,4 @@ func removeFromIndex(idx map[string]map[string]bool, k, v string) {
 	if len(idx[k]) == 0 {
 		delete(idx, k)
 	}
-}
-
-func splitKey(k string) (string, string) {
-	ns, name, _ := strings.Cut(k, "/")
-	return ns, name
 }

@@ -156,7 +156,7 @@ func (o *renderOptions) print(ctx context.Context, cfg settings.Config, in *rend
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
-		k := r.Namespace + "/" + r.Name
+		k := router.Key(r.Namespace, r.Name)
 		d, _ := snap.Decisions.Get(k)
 		in.summary.count(d.Verdict)
 		switch {
