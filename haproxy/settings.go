@@ -12,10 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
 	"github.com/routeshift/routeshift/haproxy/dataplane"
-	"github.com/routeshift/routeshift/routecore"
 )
 
 // Cipher profiles (Mozilla's server-side TLS recommendations, in OpenSSL
@@ -51,7 +48,11 @@ func haproxyTime(d time.Duration) string {
 }
 
 // checkDataPlaneConfig returns cfg with WorkingDir made absolute, or every
-// reason it cannot be rendered.
+// reason it cannot be rendered. A setting's own syntax, range or list of
+// values is checked once, by its parser in internal/settings (which fills
+// every field); this checks what those parsers do not: settings against
+// each other and against the file system, and the text of free-form
+// settings the renderer writes into haproxy.cfg.
 func checkDataPlaneConfig(cfg dataplane.Config) (dataplane.Config, error) {
 	var errs []error
 	bad := func(setting, format string, args ...any) {
@@ -107,49 +108,13 @@ func checkDataPlaneConfig(cfg dataplane.Config) (dataplane.Config, error) {
 		{"ROUTER_SERVICE_SNI_PORT", cfg.SNIPort}, {"ROUTER_SERVICE_NO_SNI_PORT", cfg.NoSNIPort}, {"STATS_PORT", cfg.StatsPort}} {
 		switch {
 		case p.port == 0 && p.env == "STATS_PORT":
-		case p.port < 1 || p.port > 65535:
-			bad(p.env, "%d is not a port number", p.port)
 		case ports[p.port] != "":
 			bad(p.env, "port %d is also %s", p.port, ports[p.port])
 		default:
 			ports[p.port] = p.env
 		}
 	}
-	if cfg.MaxConnections < 1 {
-		bad("ROUTER_MAX_CONNECTIONS", "must be at least 1")
-	}
-	if cfg.Threads < 0 {
-		bad("ROUTER_THREADS", "must not be negative")
-	}
-	for _, t := range []struct {
-		env string
-		d   time.Duration
-	}{{"ROUTER_DEFAULT_CLIENT_TIMEOUT", cfg.ClientTimeout}, {"ROUTER_CLIENT_FIN_TIMEOUT", cfg.ClientFinTimeout},
-		{"ROUTER_DEFAULT_CONNECT_TIMEOUT", cfg.ConnectTimeout}, {"ROUTER_DEFAULT_SERVER_TIMEOUT", cfg.ServerTimeout},
-		{"ROUTER_DEFAULT_SERVER_FIN_TIMEOUT", cfg.ServerFinTimeout}, {"ROUTER_DEFAULT_TUNNEL_TIMEOUT", cfg.TunnelTimeout},
-		{"ROUTER_SLOWLORIS_HTTP_KEEPALIVE", cfg.SlowlorisHTTPKeepalive}, {"ROUTER_SLOWLORIS_TIMEOUT", cfg.SlowlorisTimeout},
-		{"ROUTER_INSPECT_DELAY", cfg.InspectDelay}, {"ROUTER_BACKEND_CHECK_INTERVAL", cfg.BackendCheckInterval}} {
-		if t.d <= 0 {
-			bad(t.env, "must be a positive time")
-		}
-	}
 	errs = append(errs, checkClientAuth(cfg.MutualTLSAuth, cfg.MutualTLSAuthCA, cfg.MutualTLSAuthCRL)...)
-	for _, e := range []struct {
-		env string
-		err *field.Error
-	}{
-		{"ROUTER_CIPHERS", dataplane.ValidateCiphers(cfg.Ciphers)},
-		{"ROUTER_SET_FORWARDED_HEADERS", routecore.ForwardedHeadersPolicy(cfg.ForwardedHeaders).Validate()},
-		{"ROUTER_LOAD_BALANCE_ALGORITHM", routecore.BalanceAlgorithm(cfg.LoadBalanceAlgorithm).Validate()},
-		{"ROUTER_TCP_BALANCE_SCHEME", optional(cfg.TCPBalanceScheme, routecore.BalanceAlgorithm(cfg.TCPBalanceScheme).Validate)},
-		{"ROUTER_COOKIE_NAME", optional(cfg.CookieName, func() *field.Error { return routecore.ValidateCookieName(cfg.CookieName) })},
-		{"ROUTER_BACKEND_PROCESS_ENDPOINTS", dataplane.EndpointOrder(cfg.BackendProcessEndpoints).Validate()},
-		{"ROUTER_LOG_LEVEL", optional(cfg.SyslogAddress, dataplane.SyslogLevel(cfg.LogLevel).Validate)},
-	} {
-		if e.err != nil {
-			bad(e.env, "%s", e.err.ErrorBody())
-		}
-	}
 	if cfg.EnableCompression && len(strings.Fields(cfg.CompressionMIME)) == 0 {
 		bad("ROUTER_COMPRESSION_MIME", "must list at least one MIME type")
 	}
@@ -186,12 +151,4 @@ func checkErrorFile(path string, limit int) error {
 		return fmt.Errorf("%s must hold a whole HTTP response, starting with a status line such as \"HTTP/1.0 503 Service Unavailable\"", path)
 	}
 	return nil
-}
-
-// optional runs check only when value is set.
-func optional(value string, check func() *field.Error) *field.Error {
-	if value == "" {
-		return nil
-	}
-	return check()
 }

@@ -55,7 +55,8 @@ func TestEnvironmentAndFlags(t *testing.T) {
 
 	bad := map[string]string{"ROUTER_SERVICE_HTTP_PORT": "eighty", "RELOAD_INTERVAL": "100ms", "ROUTER_LOAD_BALANCE_ALGORITHM": "fastest",
 		"ROUTER_DEFAULT_SERVER_TIMEOUT": "30 seconds", "ROUTER_CANONICAL_HOSTNAME": "10.0.0.1", "ROUTER_H1_CASE_ADJUST": "Host, X Custom",
-		"RESYNC_INTERVAL": "never"}
+		"RESYNC_INTERVAL": "never", "ROUTER_CIPHERS": "AES128 SHA", "ROUTER_COOKIE_NAME": "a b", "ROUTER_SET_FORWARDED_HEADERS": "none",
+		"ROUTER_DEFAULT_CLIENT_TIMEOUT": "0", "ROUTER_SERVICE_SNI_PORT": "70000", "ROUTER_MAX_CONNECTIONS": "0", "ROUTER_THREADS": "-1"}
 	fs = pflag.NewFlagSet("router", pflag.ContinueOnError)
 	parse = AddFlags(fs, func(k string) string { return bad[k] })
 	_ = fs.Parse(nil)
@@ -68,6 +69,13 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		`ROUTER_CANONICAL_HOSTNAME (--router-canonical-hostname) "10.0.0.1": must be a DNS name, not an IP address`,
 		`ROUTER_H1_CASE_ADJUST (--h1-case-adjust) "Host, X Custom": "X Custom" is not a header name`,
 		`RESYNC_INTERVAL (--resync-interval) "never": must be a TimeUnit such as 30m`,
+		`ROUTER_CIPHERS (--ciphers) "AES128 SHA": use modern, intermediate, old, or a ':'-separated OpenSSL cipher list`,
+		`ROUTER_COOKIE_NAME (--cookie-name) "a b": must consist of letters, digits, '_' and '-'`,
+		`ROUTER_DEFAULT_CLIENT_TIMEOUT (--default-client-timeout) "0": must be a TimeUnit`,
+		`ROUTER_SERVICE_SNI_PORT (--sni-port) "70000": must be a port number from 1 to 65535`,
+		`ROUTER_MAX_CONNECTIONS (--max-connections) "0": must be a whole number from 1 up`,
+		`ROUTER_THREADS (--threads) "-1": must be a whole number from 0 to 4096`,
+		`ROUTER_SET_FORWARDED_HEADERS (--set-forwarded-headers) "none": use one of append, replace, if-none, never`,
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v\nlacks %q", err, want)
