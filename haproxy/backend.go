@@ -80,8 +80,8 @@ type backendDefaults struct {
 }
 
 func newBackendDefaults(cfg dataplane.Config) backendDefaults {
-	return backendDefaults{workingDir: cfg.WorkingDir, httpBalance: cfg.LoadBalanceAlgorithm, tcpBalance: tcpBalance(cfg),
-		cookieName: cfg.CookieName, checkInterval: cfg.BackendCheckInterval, shuffle: cfg.BackendProcessEndpoints == "shuffle",
+	return backendDefaults{workingDir: cfg.WorkingDir, httpBalance: string(cfg.LoadBalanceAlgorithm), tcpBalance: tcpBalance(cfg),
+		cookieName: cfg.CookieName, checkInterval: cfg.BackendCheckInterval, shuffle: cfg.BackendProcessEndpoints == dataplane.EndpointOrderShuffle,
 		h1CaseAdjust: len(cfg.H1CaseAdjust) > 0}
 }
 

@@ -31,10 +31,7 @@ func (r *Renderer) bind(port int) string {
 
 // tcpBalance is the balance algorithm of passthrough routes.
 func tcpBalance(cfg dataplane.Config) string {
-	if cfg.TCPBalanceScheme != "" {
-		return cfg.TCPBalanceScheme
-	}
-	return cfg.LoadBalanceAlgorithm
+	return string(cmp.Or(cfg.TCPBalanceScheme, cfg.LoadBalanceAlgorithm))
 }
 
 // Health-check timing: intervals vary by spreadChecks percent, and every
@@ -75,7 +72,7 @@ func (r *Renderer) configData(crls bool) *ConfigData {
 				ServerFin: haproxyTime(cfg.ServerFinTimeout), HTTPRequest: haproxyTime(cfg.SlowlorisTimeout),
 				HTTPKeepAlive: haproxyTime(cfg.SlowlorisHTTPKeepalive), Tunnel: haproxyTime(cfg.TunnelTimeout),
 			},
-			HTTPBalance: cfg.LoadBalanceAlgorithm, TCPBalance: tcpBalance(r.cfg), CheckTimeout: "5000ms",
+			HTTPBalance: string(cfg.LoadBalanceAlgorithm), TCPBalance: tcpBalance(r.cfg), CheckTimeout: "5000ms",
 		},
 		Maps:           maps,
 		DefaultBackend: defaultBackend,
@@ -113,7 +110,7 @@ func (r *Renderer) configData(crls bool) *ConfigData {
 	}
 	if cfg.SyslogAddress != "" {
 		addr, _ := quote(cfg.SyslogAddress)
-		d.Global.Syslog = &SyslogData{Address: addr, Facility: cfg.LogFacility, Level: cfg.LogLevel, MaxLength: cfg.LogMaxLength}
+		d.Global.Syslog = &SyslogData{Address: addr, Facility: cfg.LogFacility, Level: string(cfg.LogLevel), MaxLength: cfg.LogMaxLength}
 		if cfg.SyslogFormat != "" {
 			d.Global.Syslog.Format, _ = quote(cfg.SyslogFormat)
 		}
@@ -128,7 +125,7 @@ func (r *Renderer) configData(crls bool) *ConfigData {
 	}
 	d.HTTP = &HTTPFrontend{Bind: r.bind(cfg.HTTPPort), AcceptProxy: cfg.UseProxyProtocol,
 		Routing: RoutingData{ExactMap: maps.HTTPExact, PrefixMap: maps.HTTPPrefix, Proto: "http", Redirect: redirectValue,
-			Forwarded: cfg.ForwardedHeaders, ForwardedMap: maps.Forwarded}}
+			Forwarded: string(cfg.ForwardedHeaders), ForwardedMap: maps.Forwarded}}
 	if p := cfg.HTTPSRedirectPort; p != 0 && p != 443 {
 		d.HTTP.Routing.RedirectPort = ":" + strconv.Itoa(p)
 	}
@@ -136,7 +133,7 @@ func (r *Renderer) configData(crls bool) *ConfigData {
 		InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: sniRelay, NoSNIBackend: noSNIRelay}
 	clientAuth := r.clientAuthData(crls)
 	tls := RoutingData{ExactMap: maps.HTTPSExact, PrefixMap: maps.HTTPSPrefix, Proto: "https", Misdirected: !cfg.DisableHTTP2,
-		Forwarded: cfg.ForwardedHeaders, ForwardedMap: maps.Forwarded, ClientAuth: clientAuth}
+		Forwarded: string(cfg.ForwardedHeaders), ForwardedMap: maps.Forwarded, ClientAuth: clientAuth}
 	d.Terminating = []TerminatingFrontend{
 		{Name: "fe_sni", Backend: sniRelay, Bind: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.SNIPort)),
 			DefaultCertificate: r.defaultCert.path, CrtList: maps.CrtList, StrictSNI: cfg.StrictSNI, Routing: tls, ClientAuth: clientAuth},

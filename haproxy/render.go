@@ -504,11 +504,11 @@ func (r *Renderer) renderRoute(in backendInput, buf *bytes.Buffer) (*routeRender
 // set-forwarded-headers annotation differs from ROUTER_SET_FORWARDED_HEADERS
 // (passthrough routes carry no HTTP), else "".
 func (r *Renderer) forwardedOverride(rt *router.Route) string {
-	f := string(rt.Overrides.ForwardedHeaders)
+	f := rt.Overrides.ForwardedHeaders
 	if f == r.cfg.ForwardedHeaders || rt.Termination() == routecore.TLSTerminationPassthrough {
 		return ""
 	}
-	return f
+	return string(f)
 }
 
 // apply makes the rendered routes current, writing the files into next,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/routecore"
 )
 
 // Real traffic for the global settings that change what clients see:
@@ -152,7 +153,7 @@ func TestTrafficForwardedHeaders(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.policy, func(t *testing.T) {
-			r := newTrafficRouter(t, func(d *dataplane.Config) { d.ForwardedHeaders = c.policy })
+			r := newTrafficRouter(t, func(d *dataplane.Config) { d.ForwardedHeaders = routecore.ForwardedHeadersPolicy(c.policy) })
 			r.endpoints("ns", "web", newBackend(t, "web", func(w http.ResponseWriter, req *http.Request) {
 				for _, h := range []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
 					fmt.Fprintf(w, "%s: %s\n", h, strings.Join(req.Header.Values(h), ", "))

@@ -6,7 +6,11 @@
 // enumerations data-plane settings share with route annotations).
 package dataplane
 
-import "time"
+import (
+	"time"
+
+	"github.com/routeshift/routeshift/routecore"
+)
 
 // Config is how HAProxy is configured and run. Every field comes from a
 // router setting (internal/settings); the renderer (haproxy.NewRenderer)
@@ -67,10 +71,10 @@ type Config struct {
 	InspectDelay           time.Duration
 	BackendCheckInterval   time.Duration
 
-	LoadBalanceAlgorithm    string
-	TCPBalanceScheme        string
+	LoadBalanceAlgorithm    routecore.BalanceAlgorithm
+	TCPBalanceScheme        routecore.BalanceAlgorithm
 	CookieName              string
-	BackendProcessEndpoints string
+	BackendProcessEndpoints EndpointOrder
 
 	EnableCompression bool
 	CompressionMIME   string
@@ -78,7 +82,7 @@ type Config struct {
 	// ForwardedHeaders is append, replace, if-none or never: what the
 	// router does with X-Forwarded-* headers clients send, unless a route
 	// says otherwise.
-	ForwardedHeaders string
+	ForwardedHeaders routecore.ForwardedHeadersPolicy
 	// H1CaseAdjust are header names as HTTP/1 peers that wrongly expect a
 	// case must receive them (ROUTER_H1_CASE_ADJUST): in responses to
 	// clients, and in requests of routes that ask for it.
@@ -99,7 +103,7 @@ type Config struct {
 
 	SyslogAddress string
 	SyslogFormat  string
-	LogLevel      string
+	LogLevel      SyslogLevel
 	LogFacility   string
 	LogMaxLength  int
 

@@ -407,12 +407,12 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_LOAD_BALANCE_ALGORITHM", Flag: "load-balance-algorithm", Default: "leastconn", Example: "roundrobin",
 		Help:  "balance algorithm of HTTP, edge and reencrypt routes with one active service (several weighted services get roundrobin): roundrobin, leastconn, source or random",
-		Parse: balance(func(c *Config) *string { return &c.DataPlane.LoadBalanceAlgorithm }),
+		Parse: enum(func(c *Config) *routecore.BalanceAlgorithm { return &c.DataPlane.LoadBalanceAlgorithm }, routecore.BalanceAlgorithms),
 	},
 	{
 		Env: "ROUTER_TCP_BALANCE_SCHEME", Flag: "tcp-balance-scheme", Default: "source", Example: "leastconn",
 		Help:  "balance algorithm of passthrough routes with one active service (several weighted services get roundrobin): roundrobin, leastconn, source or random",
-		Parse: balance(func(c *Config) *string { return &c.DataPlane.TCPBalanceScheme }),
+		Parse: enum(func(c *Config) *routecore.BalanceAlgorithm { return &c.DataPlane.TCPBalanceScheme }, routecore.BalanceAlgorithms),
 	},
 	{
 		Env: "ROUTER_COOKIE_NAME", Flag: "cookie-name", Default: "", Example: "SERVERID",
@@ -422,7 +422,7 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_BACKEND_PROCESS_ENDPOINTS", Flag: "backend-process-endpoints", Default: "", Example: "shuffle",
 		Help:  `"shuffle" randomises the order in which new endpoints take server slots (endpoints keep their slots while they stay)`,
-		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.BackendProcessEndpoints }, routecore.Strings(dataplane.EndpointOrders)...),
+		Parse: enum(func(c *Config) *dataplane.EndpointOrder { return &c.DataPlane.BackendProcessEndpoints }, dataplane.EndpointOrders),
 	},
 
 	// Responses.
@@ -439,7 +439,7 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_SET_FORWARDED_HEADERS", Flag: "set-forwarded-headers", Default: "append", Example: "replace",
 		Help:  "X-Forwarded-For, -Host, -Port and -Proto headers: append (the client's address to X-Forwarded-For; the others set), replace (all set, whatever the client sent), if-none (set only when the client sent none) or never (left as the client sent them)",
-		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.ForwardedHeaders }, routecore.Strings(routecore.ForwardedHeadersPolicies)...),
+		Parse: enum(func(c *Config) *routecore.ForwardedHeadersPolicy { return &c.DataPlane.ForwardedHeaders }, routecore.ForwardedHeadersPolicies),
 	},
 	{
 		Env: "ROUTER_H1_CASE_ADJUST", Flag: "h1-case-adjust", Default: "", Example: "Host,X-Request-ID",
@@ -501,7 +501,7 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_LOG_LEVEL", Flag: "log-level-haproxy", Default: "warning", Example: "info",
 		Help:  "level of logs sent to the syslog server",
-		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.LogLevel }, routecore.Strings(dataplane.SyslogLevels)...),
+		Parse: enum(func(c *Config) *dataplane.SyslogLevel { return &c.DataPlane.LogLevel }, dataplane.SyslogLevels),
 	},
 
 	// Stats and metrics.
@@ -856,17 +856,18 @@ func exportedColumns() string {
 }
 
 func oneOf(field func(*Config) *string, values ...string) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		if !slices.Contains(values, v) {
-			return fmt.Errorf("use one of %s", strings.Join(values, ", "))
-		}
-		*field(c) = v
-		return nil
-	}
+	return enum(field, values)
 }
 
-func balance(field func(*Config) *string) func(*Config, string) error {
-	return oneOf(field, routecore.Strings(routecore.BalanceAlgorithms)...)
+// enum accepts exactly the values of an enumeration.
+func enum[T ~string](field func(*Config) *T, values []T) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if !slices.Contains(values, T(v)) {
+			return fmt.Errorf("use one of %s", strings.Join(routecore.Strings(values), ", "))
+		}
+		*field(c) = T(v)
+		return nil
+	}
 }
 
 func selector(field func(*Config) *labels.Selector) func(*Config, string) error {
