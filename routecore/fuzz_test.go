@@ -14,7 +14,7 @@ import (
 // addSeedCorpus adds the example Routes of internal/fixtures, as JSON, to a
 // fuzz corpus.
 func addSeedCorpus(f *testing.F) {
-	for _, doc := range strings.Split(fixtures.SeedRoutesTemplate, "\n---\n") {
+	for _, doc := range strings.Split(fixtures.DocRoutesTemplate, "\n---\n") {
 		j, err := yaml.YAMLToJSON([]byte(doc))
 		if err != nil {
 			f.Fatal(err)

@@ -111,7 +111,7 @@ func routeDocuments(t *testing.T) map[string]map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sources := map[string]string{"seed routes": fixtures.SeedRoutes(p)}
+	sources := map[string]string{"OpenShift documentation routes": fixtures.DocRoutes(p)}
 	files, err := filepath.Glob("../internal/cli/testdata/render/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("render fixtures: %v (%d files)", err, len(files))

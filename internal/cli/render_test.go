@@ -29,13 +29,13 @@ type renderCase struct {
 	messages []string
 }
 
-// TestRenderSeedExamples: render reproduces every worked example of
+// TestRenderWorkedExamples: render reproduces every worked example of
 // testdata/render, each named after its fixture: host claims (T-CLAIM-*),
 // namespace ownership with the check on and off (T-OWN-*), every hostname
 // of the domain lists (T-DOM-*) and every router of a sharded set
 // (T-SHARD-1). Examples that change the cluster (a delete, a relabel) have
 // a fixture before and after.
-func TestRenderSeedExamples(t *testing.T) {
+func TestRenderWorkedExamples(t *testing.T) {
 	// The router of the ownership examples serves wildcard routes; "off"
 	// disables the check by environment variable.
 	on := map[string]string{"ROUTER_ALLOW_WILDCARD_ROUTES": "true"}

@@ -65,18 +65,18 @@ func TestValidateDoneWhen(t *testing.T) {
 	}
 }
 
-func TestValidateSeedExamples(t *testing.T) {
+func TestValidateDocumentedExamples(t *testing.T) {
 	p, err := fixtures.Certificates()
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := writeFile(t, "seed.yaml", fixtures.SeedRoutes(p))
+	file := writeFile(t, "openshift-doc-routes.yaml", fixtures.DocRoutes(p))
 	stdout, stderr, code := run(t, "", "validate", "-f", file, "-n", "mynamespace")
-	if code != 0 || stderr != fmt.Sprintf("summary: %d routes read: %d valid, 0 invalid; 0 objects of other kinds skipped\n", fixtures.SeedRouteCount, fixtures.SeedRouteCount) {
+	if code != 0 || stderr != fmt.Sprintf("summary: %d routes read: %d valid, 0 invalid; 0 objects of other kinds skipped\n", fixtures.DocRouteCount, fixtures.DocRouteCount) {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
-	if lines := strings.Count(stdout, " valid\n"); lines != fixtures.SeedRouteCount {
-		t.Errorf("%d routes reported valid, want %d:\n%s", lines, fixtures.SeedRouteCount, stdout)
+	if lines := strings.Count(stdout, " valid\n"); lines != fixtures.DocRouteCount {
+		t.Errorf("%d routes reported valid, want %d:\n%s", lines, fixtures.DocRouteCount, stdout)
 	}
 	if !strings.Contains(stdout, "mynamespace/no-route-hostname valid\n") {
 		t.Errorf("stdout lacks the hostless route:\n%s", stdout)

@@ -83,10 +83,10 @@ func TestEnvironmentAndFlags(t *testing.T) {
 	}
 }
 
-// TestEverySeedVariable: each environment variable of OpenShift's router
+// TestEveryOpenShiftVariable: each environment variable of OpenShift's router
 // that routeshift implements has a setting (the ones with no meaning here
 // are listed in the docs).
-func TestEverySeedVariable(t *testing.T) {
+func TestEveryOpenShiftVariable(t *testing.T) {
 	have := map[string]bool{}
 	for _, s := range Table {
 		if have[s.Env] {

@@ -120,7 +120,7 @@ func validateCorpus(t *testing.T, root string) map[string]string {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus in internal/cli/testdata/validate: %v", err)
 	}
-	cases := map[string]string{"seed000-routes.yaml": fixtures.SeedRoutes(p)}
+	cases := map[string]string{"openshift-doc-routes.yaml": fixtures.DocRoutes(p)}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {

@@ -9,12 +9,12 @@ import (
 	"github.com/routeshift/routeshift/internal/fixtures"
 )
 
-// TestSeedExamples: every Route example of OpenShift's route documentation
+// TestDocumentedExamples: every Route example of OpenShift's route documentation
 // (internal/fixtures) is valid once defaulted, and the hostless one gets the
 // host OpenShift generates for it.
-func TestSeedExamples(t *testing.T) {
-	docs := strings.Split(fixtures.SeedRoutes(testCerts(t)), "\n---\n")
-	if len(docs) != fixtures.SeedRouteCount {
+func TestDocumentedExamples(t *testing.T) {
+	docs := strings.Split(fixtures.DocRoutes(testCerts(t)), "\n---\n")
+	if len(docs) != fixtures.DocRouteCount {
 		t.Fatalf("fixture has %d documents, want 16", len(docs))
 	}
 	for _, doc := range docs {
