@@ -6,27 +6,27 @@ import (
 	"maps"
 )
 
-const pmapShards = 256
+const pmapBuckets = 256
 
 var pmapSeed = maphash.MakeSeed()
 
 // PMap is a persistent map from string keys: Set and Delete return a new
 // map and leave the receiver unchanged, copying only the 1/256 of the
-// entries that share the key's shard. The zero value is an empty map.
+// entries that share the key's bucket. The zero value is an empty map.
 type PMap[V any] struct {
-	shards *[pmapShards]map[string]V
-	n      int
+	buckets *[pmapBuckets]map[string]V
+	n       int
 }
 
-func shardOf(key string) int { return int(maphash.String(pmapSeed, key) % pmapShards) }
+func bucketOf(key string) int { return int(maphash.String(pmapSeed, key) % pmapBuckets) }
 
 // Get returns the value of key.
 func (m PMap[V]) Get(key string) (V, bool) {
 	var zero V
-	if m.shards == nil {
+	if m.buckets == nil {
 		return zero, false
 	}
-	v, ok := m.shards[shardOf(key)][key]
+	v, ok := m.buckets[bucketOf(key)][key]
 	return v, ok
 }
 
@@ -35,14 +35,14 @@ func (m PMap[V]) Len() int { return m.n }
 
 // Set returns m with key set to v.
 func (m PMap[V]) Set(key string, v V) PMap[V] {
-	shards, s := m.cloneShard(key)
-	_, existed := shards[s][key]
-	shards[s][key] = v
+	buckets, s := m.cloneBucket(key)
+	_, existed := buckets[s][key]
+	buckets[s][key] = v
 	n := m.n
 	if !existed {
 		n++
 	}
-	return PMap[V]{shards: shards, n: n}
+	return PMap[V]{buckets: buckets, n: n}
 }
 
 // Delete returns m without key.
@@ -50,33 +50,33 @@ func (m PMap[V]) Delete(key string) PMap[V] {
 	if _, ok := m.Get(key); !ok {
 		return m
 	}
-	shards, s := m.cloneShard(key)
-	delete(shards[s], key)
-	return PMap[V]{shards: shards, n: m.n - 1}
+	buckets, s := m.cloneBucket(key)
+	delete(buckets[s], key)
+	return PMap[V]{buckets: buckets, n: m.n - 1}
 }
 
-func (m PMap[V]) cloneShard(key string) (*[pmapShards]map[string]V, int) {
-	shards := new([pmapShards]map[string]V)
-	if m.shards != nil {
-		*shards = *m.shards
+func (m PMap[V]) cloneBucket(key string) (*[pmapBuckets]map[string]V, int) {
+	buckets := new([pmapBuckets]map[string]V)
+	if m.buckets != nil {
+		*buckets = *m.buckets
 	}
-	s := shardOf(key)
-	if shards[s] == nil {
-		shards[s] = map[string]V{}
+	s := bucketOf(key)
+	if buckets[s] == nil {
+		buckets[s] = map[string]V{}
 	} else {
-		shards[s] = maps.Clone(shards[s])
+		buckets[s] = maps.Clone(buckets[s])
 	}
-	return shards, s
+	return buckets, s
 }
 
 // All iterates over the entries in no particular order.
 func (m PMap[V]) All() iter.Seq2[string, V] {
 	return func(yield func(string, V) bool) {
-		if m.shards == nil {
+		if m.buckets == nil {
 			return
 		}
-		for _, shard := range m.shards {
-			for k, v := range shard {
+		for _, bucket := range m.buckets {
+			for k, v := range bucket {
 				if !yield(k, v) {
 					return
 				}
@@ -86,38 +86,38 @@ func (m PMap[V]) All() iter.Seq2[string, V] {
 }
 
 // PMapEditor applies a batch of changes to a PMap, copying each touched
-// shard once, then freezes the result into a new PMap.
+// bucket once, then freezes the result into a new PMap.
 type PMapEditor[V any] struct {
-	shards *[pmapShards]map[string]V
-	owned  [pmapShards]bool
-	n      int
+	buckets *[pmapBuckets]map[string]V
+	owned   [pmapBuckets]bool
+	n       int
 }
 
 // Edit starts a batch of changes on m; m itself is not changed.
 func (m PMap[V]) Edit() *PMapEditor[V] {
-	e := &PMapEditor[V]{shards: new([pmapShards]map[string]V), n: m.n}
-	if m.shards != nil {
-		*e.shards = *m.shards
+	e := &PMapEditor[V]{buckets: new([pmapBuckets]map[string]V), n: m.n}
+	if m.buckets != nil {
+		*e.buckets = *m.buckets
 	}
 	return e
 }
 
-func (e *PMapEditor[V]) shard(key string) map[string]V {
-	s := shardOf(key)
+func (e *PMapEditor[V]) bucket(key string) map[string]V {
+	s := bucketOf(key)
 	if !e.owned[s] {
-		if e.shards[s] == nil {
-			e.shards[s] = map[string]V{}
+		if e.buckets[s] == nil {
+			e.buckets[s] = map[string]V{}
 		} else {
-			e.shards[s] = maps.Clone(e.shards[s])
+			e.buckets[s] = maps.Clone(e.buckets[s])
 		}
 		e.owned[s] = true
 	}
-	return e.shards[s]
+	return e.buckets[s]
 }
 
 // Set sets key to v.
 func (e *PMapEditor[V]) Set(key string, v V) {
-	sh := e.shard(key)
+	sh := e.bucket(key)
 	if _, ok := sh[key]; !ok {
 		e.n++
 	}
@@ -126,7 +126,7 @@ func (e *PMapEditor[V]) Set(key string, v V) {
 
 // Delete removes key.
 func (e *PMapEditor[V]) Delete(key string) {
-	sh := e.shard(key)
+	sh := e.bucket(key)
 	if _, ok := sh[key]; ok {
 		e.n--
 		delete(sh, key)
@@ -135,7 +135,7 @@ func (e *PMapEditor[V]) Delete(key string) {
 
 // Freeze returns the edited map; the editor must not be used afterwards.
 func (e *PMapEditor[V]) Freeze() PMap[V] {
-	m := PMap[V]{shards: e.shards, n: e.n}
-	e.shards = nil
+	m := PMap[V]{buckets: e.buckets, n: e.n}
+	e.buckets = nil
 	return m
 }
