@@ -187,9 +187,9 @@ func (r *Renderer) named(alerts []string) map[string][]string {
 			keys[m[1]+"/"+m[2]] = true
 		}
 		for _, m := range backendLineRef.FindAllStringSubmatch(line, -1) {
-			shard, _ := strconv.Atoi(m[1])
+			file, _ := strconv.Atoi(m[1])
 			n, _ := strconv.Atoi(m[2])
-			keys[r.routeAtLine(shard, n)] = true
+			keys[r.routeAtLine(file, n)] = true
 		}
 		for k := range keys {
 			if _, ok := r.routes[k]; ok {
@@ -201,14 +201,14 @@ func (r *Renderer) named(alerts []string) map[string][]string {
 }
 
 // routeAtLine is the key of the route whose backend holds line n (from 1)
-// of backend shard i, or "".
+// of backend file i, or "".
 func (r *Renderer) routeAtLine(i, n int) string {
-	if i < 0 || i >= backendShards {
+	if i < 0 || i >= backendFiles {
 		return ""
 	}
 	lines := 0
-	for _, k := range r.shards[i].keys {
-		lines += bytes.Count(r.shards[i].fragments[k], []byte("\n"))
+	for _, k := range r.backends[i].keys {
+		lines += bytes.Count(r.backends[i].fragments[k], []byte("\n"))
 		if n <= lines {
 			return k
 		}

@@ -81,8 +81,8 @@ var mapFiles = [numMaps]string{
 	forwardedPolicy: mapsDir + "/forwarded.map",
 }
 
-// shardFile is the path of backend shard i.
-func shardFile(i int) string { return fmt.Sprintf("%s/%03d.cfg", backendsDir, i) }
+// backendFilePath is the path of backend file i.
+func backendFilePath(i int) string { return fmt.Sprintf("%s/%03d.cfg", backendsDir, i) }
 
 // routeFileName is the route's name in certs/, cacerts/ and allowlists/.
 // Namespaces and names never contain '_', so the names are unique.

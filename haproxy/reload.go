@@ -139,7 +139,7 @@ func serverChanges(a, b *BackendData) []runtime.ServerUpdate {
 }
 
 // reloadReasons are the reasons of the backends, then of every file
-// beyond the backend shards that differs in next (the shards' differences
+// beyond the backend files that differs in next (the backend files' differences
 // beyond server slots the backends have told), in path order. Certificates
 // and the crt-list give none: the runtime API loads them
 // (certificateUpdates).

@@ -21,10 +21,10 @@ import (
 	"github.com/routeshift/routeshift/router"
 )
 
-// backendShards is the number of files the backends are spread over, by a
+// backendFiles is the number of files the backends are spread over, by a
 // hash of the route key, so that one route's change rewrites about
-// 1/backendShards of them.
-const backendShards = 64
+// 1/backendFiles of them.
+const backendFiles = 64
 
 // Renderer turns Snapshots into HAProxy configuration, re-rendering only
 // what changed. It is not safe for concurrent use.
@@ -59,7 +59,7 @@ type Renderer struct {
 	defaultCA string
 	routes    map[string]*routeRender
 	byService map[string]map[string]bool // service key -> route keys
-	shards    [backendShards]backendShard
+	backends  [backendFiles]backendFile
 	keyed     [numMaps]keyedFile
 	files     map[string]runtime.File
 }
@@ -94,9 +94,9 @@ type Unservable struct {
 	Message string
 }
 
-// backendShard is one conf/backends file: its routes' fragments in route
+// backendFile is one conf/backends file: its routes' fragments in route
 // key order.
-type backendShard struct {
+type backendFile struct {
 	keys      []string
 	fragments map[string][]byte
 }
@@ -121,8 +121,8 @@ func NewRenderer(cfg dataplane.Config) (*Renderer, error) {
 			return nil, fmt.Errorf("TEMPLATE_FILE %s: %w", cfg.TemplateFile, err)
 		}
 	}
-	for i := range r.shards {
-		r.shards[i].fragments = map[string][]byte{}
+	for i := range r.backends {
+		r.backends[i].fragments = map[string][]byte{}
 	}
 	return r, nil
 }
@@ -360,13 +360,13 @@ func (r *Renderer) FilesChanged() bool {
 }
 
 // fileEdit is the next set of files, built from the current one, with the
-// paths set or deleted on the way and the backend shards and keyed files
+// paths set or deleted on the way and the backend files and keyed files
 // to print again.
 type fileEdit struct {
-	files   map[string]runtime.File
-	touched map[string]bool
-	shards  [backendShards]bool
-	keyed   [numMaps]bool
+	files    map[string]runtime.File
+	touched  map[string]bool
+	backends [backendFiles]bool
+	keyed    [numMaps]bool
 }
 
 func (e *fileEdit) set(path string, f runtime.File) {
@@ -596,13 +596,13 @@ func (r *Renderer) adopt(k string, rr *routeRender, next *fileEdit) {
 		}
 		r.byService[svc][k] = true
 	}
-	i := shardOf64(k)
-	shard := &r.shards[i]
-	if _, ok := shard.fragments[k]; !ok {
-		shard.keys = insertSorted(shard.keys, k)
+	i := backendFileOf(k)
+	bf := &r.backends[i]
+	if _, ok := bf.fragments[k]; !ok {
+		bf.keys = insertSorted(bf.keys, k)
 	}
-	shard.fragments[k] = rr.fragment
-	next.shards[i] = true
+	bf.fragments[k] = rr.fragment
+	next.backends[i] = true
 	r.routes[k] = rr
 }
 
@@ -624,19 +624,19 @@ func (r *Renderer) retire(k string, next *fileEdit) {
 			delete(r.byService, svc)
 		}
 	}
-	i := shardOf64(k)
-	delete(r.shards[i].fragments, k)
-	r.shards[i].keys = deleteSorted(r.shards[i].keys, k)
-	next.shards[i] = true
+	i := backendFileOf(k)
+	delete(r.backends[i].fragments, k)
+	r.backends[i].keys = deleteSorted(r.backends[i].keys, k)
+	next.backends[i] = true
 	delete(r.routes, k)
 }
 
-// printTouched prints the backend shards and keyed files that changed (and
+// printTouched prints the backend files and keyed files that changed (and
 // all of them the first time).
 func (r *Renderer) printTouched(next *fileEdit) {
-	for i := range r.shards {
-		if p := shardFile(i); next.shards[i] || next.files[p].Data == nil {
-			next.set(p, runtime.File{Data: r.shards[i].join(), Mode: 0o644})
+	for i := range r.backends {
+		if p := backendFilePath(i); next.backends[i] || next.files[p].Data == nil {
+			next.set(p, runtime.File{Data: r.backends[i].join(), Mode: 0o644})
 		}
 	}
 	for m := range r.keyed {
@@ -703,10 +703,10 @@ func (r *Renderer) Unchecked() []string {
 	return out
 }
 
-// shardOf64 is the backend shard of a route.
-func shardOf64(routeKey string) int { return int(fnv32a(routeKey) % backendShards) }
+// backendFileOf is the index of the backend file of a route.
+func backendFileOf(routeKey string) int { return int(fnv32a(routeKey) % backendFiles) }
 
-func (s *backendShard) join() []byte {
+func (s *backendFile) join() []byte {
 	size := 0
 	for _, k := range s.keys {
 		size += len(s.fragments[k])

@@ -66,7 +66,7 @@ func TestRenderIncrementalRouteChange(t *testing.T) {
 	changed.Overrides.Timeout = time.Minute
 	snap = nextSnapshot(snap, map[string]*router.Route{"ns7/r507": &changed}, nil)
 	out := mustRender(t, r, snap)
-	want := []string{"certs/ns7_r507.pem", shardFile(shardOf64("ns7/r507")),
+	want := []string{"certs/ns7_r507.pem", backendFilePath(backendFileOf("ns7/r507")),
 		mapFiles[httpExact], mapFiles[httpPrefix], mapFiles[httpsExact], mapFiles[httpsPrefix]}
 	slices.Sort(want)
 	if !slices.Equal(out.Changed, want) || !out.Reload() || len(out.Removed) != 0 || out.Servers != nil {
@@ -87,7 +87,7 @@ func TestRenderIncrementalRouteChange(t *testing.T) {
 	if !slices.Equal(out.Removed, []string{"certs/ns7_r507.pem"}) || !out.Reload() {
 		t.Errorf("removed %v, reload %v", out.Removed, out.Reload())
 	}
-	if want := []string{mapFiles[httpExact], mapFiles[httpPrefix], mapFiles[httpsExact], mapFiles[httpsPrefix], shardFile(shardOf64("ns7/r507")), crtListFile}; !sameSet(out.Changed, want) {
+	if want := []string{mapFiles[httpExact], mapFiles[httpPrefix], mapFiles[httpsExact], mapFiles[httpsPrefix], backendFilePath(backendFileOf("ns7/r507")), crtListFile}; !sameSet(out.Changed, want) {
 		t.Errorf("changed %v, want %v", out.Changed, want)
 	}
 
@@ -112,7 +112,7 @@ func TestRenderIncrementalEndpoints(t *testing.T) {
 	r := newTestRenderer(t)
 	snap := incrementalSnapshot(t, 1000)
 	mustRender(t, r, snap)
-	shard := shardFile(shardOf64("ns3/r3"))
+	file := backendFilePath(backendFileOf("ns3/r3"))
 	cases := []struct {
 		name    string
 		ips     []string
@@ -160,9 +160,9 @@ func TestRenderIncrementalEndpoints(t *testing.T) {
 	for _, c := range cases {
 		snap = nextSnapshot(snap, nil, map[string]*router.ServiceEndpoints{"ns3/r3": eps("ns3", "r3", c.ips...)})
 		out := mustRender(t, r, snap)
-		if out.Reload() != c.reload || !slices.Equal(out.Servers, c.servers) || !slices.Equal(out.Changed, []string{shard}) {
+		if out.Reload() != c.reload || !slices.Equal(out.Servers, c.servers) || !slices.Equal(out.Changed, []string{file}) {
 			t.Errorf("%s: reload %v, servers %+v, changed %v; want reload %v, servers %+v, changed [%s]",
-				c.name, out.Reload(), out.Servers, out.Changed, c.reload, c.servers, shard)
+				c.name, out.Reload(), out.Servers, out.Changed, c.reload, c.servers, file)
 		}
 		lone := slices.Contains(r.Unchecked(), "be_http:ns3:r3/s0")
 		if lone != (len(c.ips) == 1) {

@@ -58,7 +58,7 @@ func TestRenderRefused(t *testing.T) {
 	// Omitted: gone from the configuration, reported with the new words.
 	r.Omit(weak, "HAProxy refuses even its closed configuration")
 	out = mustRender(t, r, snap)
-	if strings.Contains(string(out.Files[shardFile(shardOf64("ns/weak"))].Data), "ns:weak") || strings.Contains(string(out.Files[mapFiles[httpsExact]].Data), "weak") {
+	if strings.Contains(string(out.Files[backendFilePath(backendFileOf("ns/weak"))].Data), "ns:weak") || strings.Contains(string(out.Files[mapFiles[httpsExact]].Data), "weak") {
 		t.Error("the omitted route is still in the configuration")
 	}
 	want = []Unservable{{Route: weak, Message: "HAProxy refuses even its closed configuration"}}
@@ -132,8 +132,8 @@ func TestRenderNamed(t *testing.T) {
 	}
 	snap := snapshotOf(append([]*router.Route{a, b}, others...), eps("ns", "b.v2", "10.0.0.1", "10.0.0.2"))
 	out := mustRender(t, r, snap)
-	shard := shardOf64("ns/b.v2")
-	text := string(out.Files[shardFile(shard)].Data)
+	fileIndex := backendFileOf("ns/b.v2")
+	text := string(out.Files[backendFilePath(fileIndex)].Data)
 	line := strings.Count(text[:strings.Index(text, "backend be_http:ns:b.v2 ")], "\n") + 3 // its second line after the header
 	dir := r.cfg.WorkingDir
 	tests := []struct {
@@ -142,8 +142,8 @@ func TestRenderNamed(t *testing.T) {
 	}{
 		{"parsing [" + dir + "/conf/haproxy.cfg:61] : 'crt-list' : unable to load SSL certificate into SSL Context '" + dir + "/certs/ns_a.pem'.", []string{"ns/a"}},
 		{"error detected in backend 'be_http:ns:b.v2' while parsing 'http-request replace-path' rule", []string{"ns/b.v2"}},
-		{"parsing [" + dir + "/" + shardFile(shard) + ":" + strconv.Itoa(line) + "] : unknown keyword 'x' in 'backend' section", []string{"ns/b.v2"}},
-		{"parsing [" + dir + "/" + shardFile(shard) + ":100000] : unknown keyword 'x' in 'backend' section", nil},
+		{"parsing [" + dir + "/" + backendFilePath(fileIndex) + ":" + strconv.Itoa(line) + "] : unknown keyword 'x' in 'backend' section", []string{"ns/b.v2"}},
+		{"parsing [" + dir + "/" + backendFilePath(fileIndex) + ":100000] : unknown keyword 'x' in 'backend' section", nil},
 		{"backend 'be_http:ns:gone' has no server available!", nil},
 		{"parsing [" + dir + "/conf/haproxy.cfg:3] : unknown keyword 'x' in 'global' section", nil},
 	}
