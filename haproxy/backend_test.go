@@ -412,7 +412,7 @@ func TestAllowListFromAnnotations(t *testing.T) {
 			store := router.NewStore(router.AdmissionConfig{})
 			store.SetRoute(rt("ns", "r", "www.example.com", 1, toService("svc"), annotated(tt.annotations...)))
 			store.SetEndpointSlice(sliceFor("ns", "svc", "10.0.0.1", 8080))
-			snap := store.Commit(true)
+			snap := store.Build(true)
 			if _, ok := snap.Routes.Get("ns/r"); !ok {
 				t.Fatal("the route is not admitted")
 			}

@@ -60,7 +60,7 @@ func BenchmarkCertificateRenewal(b *testing.B) {
 	renew := func(kp *certs.KeyPair) time.Duration {
 		start := time.Now()
 		s.SetSecret(secret(kp))
-		feed.Publish(s.Commit(true))
+		feed.Publish(s.Build(true))
 		for !servesCertificate(d.HTTPSPort, host, kp) {
 			if time.Since(start) > time.Minute {
 				b.Fatal("a renewal not served within a minute")

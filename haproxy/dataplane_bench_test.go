@@ -38,7 +38,7 @@ func BenchmarkWriteOneRouteChange(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	out, err := renderer.Render(s.Commit(true))
+	out, err := renderer.Render(s.Build(true))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func BenchmarkWriteOneRouteChange(b *testing.B) {
 	changes := &routertest.RouteChanges{Route: c.Routes[n/2]}
 	for b.Loop() {
 		s.SetRoute(changes.Next())
-		out, err := renderer.Render(s.Commit(true))
+		out, err := renderer.Render(s.Build(true))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -228,7 +228,7 @@ func serveBenchStore(b *testing.B, s *router.Store) (dataplane.Config, *DataPlan
 	done := make(chan error)
 	go func() { done <- p.Serve(ctx, sub, router.FeedbackFunc(func(*router.Route, string) {})) }()
 	b.Cleanup(func() { cancel(); <-done })
-	feed.Publish(s.Commit(true))
+	feed.Publish(s.Build(true))
 	for deadline := time.Now().Add(2 * time.Minute); !p.Ready(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			b.Fatal("HAProxy not ready")

@@ -95,7 +95,7 @@ func TestProcessServes(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- p.Serve(ctx, sub, router.FeedbackFunc(func(*router.Route, string) {})) }()
 	defer func() { cancel(); <-done }()
-	feed.Publish(s.Commit(true))
+	feed.Publish(s.Build(true))
 	deadline := time.Now().Add(20 * time.Second)
 	for !p.Ready() {
 		if time.Now().After(deadline) {

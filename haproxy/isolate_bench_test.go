@@ -87,7 +87,7 @@ func startIsolationBench(b *testing.B, n int) *isolationBench {
 		}))
 	}()
 	b.Cleanup(func() { cancel(); <-done })
-	bench.feed.Publish(s.Commit(true))
+	bench.feed.Publish(s.Build(true))
 	for deadline := time.Now().Add(5 * time.Minute); !p.Ready(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			b.Fatal("HAProxy not ready")
@@ -109,7 +109,7 @@ func (bench *isolationBench) addRoutes(b *testing.B, i int, bad bool) (isolated,
 		bench.store.SetRoute(rt("bench", fmt.Sprintf("weak-%d", i), fmt.Sprintf("weak-%d.bench.example.com", i), 0, weakEdge(b, "weak.example.com")))
 	}
 	start := time.Now()
-	bench.feed.Publish(bench.store.Commit(true))
+	bench.feed.Publish(bench.store.Build(true))
 	client := &http.Client{Timeout: 5 * time.Second}
 	for deadline := start.Add(5 * time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {

@@ -23,7 +23,7 @@ import (
 func BenchmarkRender(b *testing.B) {
 	b.Run("full-10000", func(b *testing.B) {
 		const n = 10000
-		snap := loadBench(routertest.NewCluster(b, n)).Commit(true)
+		snap := loadBench(routertest.NewCluster(b, n)).Build(true)
 		var out *runtime.Output
 		for b.Loop() {
 			r := newTestRenderer(b)
@@ -34,7 +34,7 @@ func BenchmarkRender(b *testing.B) {
 	const n = 20000
 	c := routertest.NewCluster(b, n)
 	s := loadBench(c)
-	snap := s.Commit(true)
+	snap := s.Build(true)
 	r := newTestRenderer(b)
 	mustRender(b, r, snap)
 	// -count runs each sub-benchmark again on the same store and renderer,
@@ -47,7 +47,7 @@ func BenchmarkRender(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			s.SetRoute(changes.Next())
-			snap = s.Commit(true)
+			snap = s.Build(true)
 			b.StartTimer()
 			out := mustRender(b, r, snap)
 			if !out.Reload() || len(out.Changed) == 0 || len(out.Changed) > 5 {
@@ -62,7 +62,7 @@ func BenchmarkRender(b *testing.B) {
 			es = es.DeepCopy()
 			es.Endpoints = append(es.Endpoints[:1:1], discoveryv1.Endpoint{Addresses: []string{fmt.Sprintf("10.200.%d.%d", i/250%250, 1+i%250)}})
 			s.SetEndpointSlice(es)
-			snap = s.Commit(true)
+			snap = s.Build(true)
 			b.StartTimer()
 			out := mustRender(b, r, snap)
 			if out.Reload() || len(out.Servers) != 1 {
@@ -91,7 +91,7 @@ func TestRenderConfigSizePerRoute(t *testing.T) {
 		t.Skip("renders 2,000 routes")
 	}
 	const n = 2000
-	snap := loadBench(routertest.NewCluster(t, n)).Commit(true)
+	snap := loadBench(routertest.NewCluster(t, n)).Build(true)
 	start := time.Now()
 	out := mustRender(t, newTestRenderer(t), snap)
 	perRoute := confBytes(out) / n

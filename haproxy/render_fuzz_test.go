@@ -242,7 +242,7 @@ func FuzzRender(f *testing.F) {
 				{Addresses: []string{"10.0.0.2"}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
 			Ports: []discoveryv1.EndpointPort{{Port: &port, Protocol: &tcp}},
 		})
-		snap := store.Commit(true)
+		snap := store.Build(true)
 		served, ok := snap.Routes.Get("ns/r")
 		if !ok {
 			return

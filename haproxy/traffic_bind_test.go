@@ -26,7 +26,7 @@ func TestTrafficBindBeforeSync(t *testing.T) {
 	go func() { done <- p.Serve(ctx, sub, r) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	r.feed.Publish(r.store.Commit(false))
+	r.feed.Publish(r.store.Build(false))
 	eventually(t, 30*time.Second, "HAProxy answers before the sync", func() error {
 		if got := r.get("www.example.com", "/"); got.err != nil || got.code != http.StatusServiceUnavailable {
 			return errors.New(got.String())

@@ -275,11 +275,11 @@ func (r *trafficRouter) endpoints(ns, svc string, bs ...*goBackend) {
 	r.slices[k] = want
 }
 
-// publish commits the store and hands the snapshot to the data plane.
+// publish builds a snapshot of the store and hands the snapshot to the data plane.
 func (r *trafficRouter) publish() {
 	r.storeMu.Lock()
 	defer r.storeMu.Unlock()
-	r.feed.Publish(r.store.Commit(true))
+	r.feed.Publish(r.store.Build(true))
 }
 
 // reloads is the number of reloads HAProxy's master reports.

@@ -64,55 +64,55 @@ func TestHostClaims(t *testing.T) {
 	cfg := AdmissionConfig{}
 	t.Run("T-CLAIM-1 other namespace loses", func(t *testing.T) {
 		s := store(cfg, rt("nsa", "r1", "h.example.com", 1), rt("nsb", "r2", "h.example.com", 2))
-		expect(t, s.Commit(true), "nsa/r1 admitted",
+		expect(t, s.Build(true), "nsa/r1 admitted",
 			"nsb/r2 rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than r2")
 	})
 	t.Run("T-CLAIM-2 same namespace paths are added", func(t *testing.T) {
 		s := store(cfg, rt("nsa", "a", "h.example.com", 1, withPath("/a")), rt("nsa", "b", "h.example.com", 2, withPath("/b")))
-		expect(t, s.Commit(true), "nsa/a admitted", "nsa/b admitted")
+		expect(t, s.Build(true), "nsa/a admitted", "nsa/b admitted")
 	})
 	t.Run("T-CLAIM-3 same path: oldest wins", func(t *testing.T) {
 		s := store(cfg, rt("nsa", "old", "h.example.com", 1, withPath("/a")), rt("nsa", "new", "h.example.com", 2, withPath("/a")))
-		expect(t, s.Commit(true), "nsa/old admitted",
+		expect(t, s.Build(true), "nsa/old admitted",
 			"nsa/new rejected HostAlreadyClaimed: route old already exposes h.example.com and is older")
 	})
 	t.Run("T-CLAIM-4 deleting the older route hands the host to the other namespace", func(t *testing.T) {
 		s := store(cfg, rt("nsa", "r1", "h.example.com", 1, withPath("/one")), rt("nsb", "r2", "h.example.com", 2),
 			rt("nsa", "r3", "h.example.com", 3, withPath("/three")))
-		expect(t, s.Commit(true), "nsa/r1 admitted", "nsa/r3 admitted",
+		expect(t, s.Build(true), "nsa/r1 admitted", "nsa/r3 admitted",
 			"nsb/r2 rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than r2")
 		s.DeleteRoute("nsa", "r1")
-		expect(t, s.Commit(true), "nsb/r2 admitted",
+		expect(t, s.Build(true), "nsb/r2 admitted",
 			"nsa/r3 rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than r3")
 	})
 	t.Run("T-CLAIM-5 an older route relabelled into the shard replaces the holder", func(t *testing.T) {
 		sharded := AdmissionConfig{RouteSelector: labels.SelectorFromSet(labels.Set{"shard": "a"})}
 		y := rt("nsy", "y", "h.example.com", 1)
 		s := store(sharded, y, rt("nsx", "x", "h.example.com", 2, withLabels("shard", "a")))
-		expect(t, s.Commit(true), "nsx/x admitted", "nsy/y ignored")
+		expect(t, s.Build(true), "nsx/x admitted", "nsy/y ignored")
 		relabelled := y.DeepCopy()
 		relabelled.Labels, relabelled.ResourceVersion = map[string]string{"shard": "a"}, "2"
 		s.SetRoute(relabelled)
-		expect(t, s.Commit(true), "nsy/y admitted",
+		expect(t, s.Build(true), "nsy/y admitted",
 			"nsx/x rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than x")
 	})
 	t.Run("deleting the holder promotes the next oldest contender", func(t *testing.T) {
 		s := store(cfg, rt("ns1", "a", "h.example.com", 1), rt("ns2", "b", "h.example.com", 2), rt("ns3", "c", "h.example.com", 3))
-		s.Commit(true)
+		s.Build(true)
 		s.DeleteRoute("ns1", "a")
-		expect(t, s.Commit(true), "ns2/b admitted",
+		expect(t, s.Build(true), "ns2/b admitted",
 			"ns3/c rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than c")
 	})
 	t.Run("ties in creation time are broken by UID", func(t *testing.T) {
 		s := store(cfg, rt("ns2", "b", "h.example.com", 1), rt("ns1", "a", "h.example.com", 1))
-		expect(t, s.Commit(true), "ns1/a admitted",
+		expect(t, s.Build(true), "ns1/a admitted",
 			"ns2/b rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than b")
 	})
 	t.Run("passthrough excludes other TLS routes of the host, not plain ones", func(t *testing.T) {
 		s := store(cfg, rt("ns", "pt", "h.example.com", 1, withTLS(routecore.TLSTerminationPassthrough)),
 			rt("ns", "edge", "h.example.com", 2, withPath("/api"), withTLS(routecore.TLSTerminationEdge)),
 			rt("ns", "plain", "h.example.com", 3, withPath("/web")))
-		expect(t, s.Commit(true), "ns/pt admitted", "ns/plain admitted",
+		expect(t, s.Build(true), "ns/pt admitted", "ns/plain admitted",
 			"ns/edge rejected HostAlreadyClaimed: route pt already exposes h.example.com and is older")
 	})
 }
@@ -233,12 +233,12 @@ func TestNamespaceOwnership(t *testing.T) {
 		}{{"check on", false, tt.on}, {"check off", true, tt.off}} {
 			t.Run(tt.name+", "+mode.name, func(t *testing.T) {
 				cfg := AdmissionConfig{AllowWildcardRoutes: true, DisableNamespaceOwnershipCheck: mode.off}
-				expect(t, store(cfg, tt.routes...).Commit(true), mode.want...)
+				expect(t, store(cfg, tt.routes...).Build(true), mode.want...)
 			})
 		}
 	}
 	t.Run("wildcard routes need ROUTER_ALLOW_WILDCARD_ROUTES", func(t *testing.T) {
-		expect(t, store(AdmissionConfig{}, rt("ns1", "w", "wildcard.abc.xyz", 1, wildcard)).Commit(true),
+		expect(t, store(AdmissionConfig{}, rt("ns1", "w", "wildcard.abc.xyz", 1, wildcard)).Build(true),
 			"ns1/w rejected RouteNotAdmitted: wildcard routes are not allowed")
 	})
 }
@@ -281,7 +281,7 @@ func TestDomains(t *testing.T) {
 		cfg := AdmissionConfig{AllowedDomains: ParseDomainList(tt.allowed), DeniedDomains: ParseDomainList(tt.denied)}
 		for _, h := range tt.hosts {
 			t.Run(tt.name+" "+h.name, func(t *testing.T) {
-				expect(t, store(cfg, rt("ns", "r", h.name, 1)).Commit(true), "ns/r "+h.want)
+				expect(t, store(cfg, rt("ns", "r", h.name, 1)).Build(true), "ns/r "+h.want)
 			})
 		}
 	}
@@ -334,7 +334,7 @@ func TestShards(t *testing.T) {
 					s.SetNamespace(ns, map[string]string{"initial": string(l)})
 					s.SetRoute(rt(ns, "r", ns+".example.com", i))
 				}
-				for k, d := range s.Commit(true).Decisions.All() {
+				for k, d := range s.Build(true).Decisions.All() {
 					switch d.Verdict {
 					case Admitted:
 						got[k[:1]] = append(got[k[:1]], router)
@@ -361,12 +361,12 @@ func TestRouteShard(t *testing.T) {
 	cfg := AdmissionConfig{RouteSelector: labels.SelectorFromSet(labels.Set{"sla": "high"})}
 	holder := rt("ns1", "a", "h.example.com", 1, withLabels("sla", "high"))
 	s := store(cfg, holder, rt("ns2", "b", "h.example.com", 2, withLabels("sla", "high")), rt("ns3", "c", "c.example.com", 3))
-	expect(t, s.Commit(true), "ns1/a admitted", "ns3/c ignored",
+	expect(t, s.Build(true), "ns1/a admitted", "ns3/c ignored",
 		"ns2/b rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than b")
 	out := holder.DeepCopy()
 	out.Labels, out.ResourceVersion = map[string]string{"sla": "low"}, "2"
 	s.SetRoute(out)
-	expect(t, s.Commit(true), "ns1/a ignored", "ns2/b admitted", "ns3/c ignored")
+	expect(t, s.Build(true), "ns1/a ignored", "ns2/b admitted", "ns3/c ignored")
 }
 
 // TestDefensiveChecks: routes that bypassed the webhook are judged by
@@ -411,7 +411,7 @@ func TestDefensiveChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			expect(t, store(tt.cfg, tt.route).Commit(true), tt.want)
+			expect(t, store(tt.cfg, tt.route).Build(true), tt.want)
 		})
 	}
 }
@@ -476,7 +476,7 @@ func TestAdmissionExtendedValidation(t *testing.T) {
 			t.Run(fmt.Sprintf("%s, EXTENDED_VALIDATION=%v", tt.name, extended), func(t *testing.T) {
 				r := rt("ns", "r", "www.example.com", 1, tt.tls)
 				s := store(AdmissionConfig{ExtendedValidation: extended}, r, rt("other", "late", "www.example.com", 2))
-				snap := s.Commit(true)
+				snap := s.Build(true)
 				late := "other/late rejected HostAlreadyClaimed: a route in another namespace holds www.example.com and is older than late"
 				if !extended || tt.message == "" {
 					expect(t, snap, "ns/r admitted", late)
@@ -590,7 +590,7 @@ func TestAdmissionRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			snap := store(tt.cfg, tt.route).Commit(true)
+			snap := store(tt.cfg, tt.route).Build(true)
 			k := tt.route.Namespace + "/" + tt.route.Name
 			got, _ := snap.Decisions.Get(k)
 			if got != tt.want {
@@ -662,7 +662,7 @@ func TestShardSelectors(t *testing.T) {
 				mods = append(mods, withLabels(tt.routeLabels...))
 			}
 			s.SetRoute(rt("ns", "r", "www.example.com", 1, mods...))
-			snap := s.Commit(true)
+			snap := s.Build(true)
 			got, _ := snap.Decisions.Get("ns/r")
 			want := Decision{Verdict: Ignored}
 			if tt.admitted {
@@ -692,19 +692,19 @@ func TestGeneratedHostClaims(t *testing.T) {
 		rt("blog", "d", "", 4),
 		rt("blog", "e", "shop.apps.example.com", 5, withPath("/e")),
 		rt("blog", "f", "", 6, subdomain("shop")))
-	expect(t, s.Commit(true), "shop/a admitted", "shop/b admitted",
+	expect(t, s.Build(true), "shop/a admitted", "shop/b admitted",
 		"shop/c rejected HostAlreadyClaimed: route a already exposes shop.apps.example.com and is older",
 		"blog/d admitted",
 		"blog/e rejected HostAlreadyClaimed: a route in another namespace holds shop.apps.example.com and is older than e",
 		"blog/f rejected HostAlreadyClaimed: a route in another namespace holds shop.apps.example.com and is older than f")
 	s.DeleteNamespace("shop") // no namespace selector: nothing changes
 	s.DeleteRoute("shop", "a")
-	expect(t, s.Commit(true), "shop/b admitted", "shop/c admitted", "blog/d admitted",
+	expect(t, s.Build(true), "shop/b admitted", "shop/c admitted", "blog/d admitted",
 		"blog/e rejected HostAlreadyClaimed: a route in another namespace holds shop.apps.example.com and is older than e",
 		"blog/f rejected HostAlreadyClaimed: a route in another namespace holds shop.apps.example.com and is older than f")
 	s.DeleteRoute("shop", "b")
 	s.DeleteRoute("shop", "c")
-	expect(t, s.Commit(true), "blog/d admitted", "blog/e admitted", "blog/f admitted")
+	expect(t, s.Build(true), "blog/d admitted", "blog/e admitted", "blog/f admitted")
 }
 
 // TestCertificateRejection: the external certificate secret and, with
@@ -870,10 +870,10 @@ func TestClaimsAfterDeletion(t *testing.T) {
 		}{"check on": {false, tt.on}, "check off": {true, tt.off}} {
 			t.Run(tt.name+", "+name, func(t *testing.T) {
 				s := store(AdmissionConfig{AllowWildcardRoutes: true, DisableNamespaceOwnershipCheck: m.off}, tt.routes...)
-				expect(t, s.Commit(true), m.before...)
+				expect(t, s.Build(true), m.before...)
 				ns, n, _ := strings.Cut(tt.delete, "/")
 				s.DeleteRoute(ns, n)
-				snap := s.Commit(true)
+				snap := s.Build(true)
 				expect(t, snap, m.after...)
 				want := []string{tt.delete}
 				for _, line := range m.after {
@@ -917,7 +917,7 @@ func TestClaimDomains(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			expect(t, store(AdmissionConfig{AllowWildcardRoutes: true}, tt.routes...).Commit(true), tt.want...)
+			expect(t, store(AdmissionConfig{AllowWildcardRoutes: true}, tt.routes...).Build(true), tt.want...)
 		})
 	}
 }
@@ -965,7 +965,7 @@ func TestSameHostConflicts(t *testing.T) {
 			if tt.conflict {
 				want = "ns/new rejected HostAlreadyClaimed: route old already exposes h.x.com and is older"
 			}
-			expect(t, s.Commit(true), "ns/old admitted", want)
+			expect(t, s.Build(true), "ns/old admitted", want)
 		})
 	}
 }
@@ -976,7 +976,7 @@ func TestSameHostConflicts(t *testing.T) {
 func TestOverriddenHostsClaim(t *testing.T) {
 	cfg := AdmissionConfig{HostnameTemplate: "${name}-${namespace}.apps.x.com", OverrideHostname: true}
 	s := store(cfg, rt("ns1", "web", "www.x.com", 1), rt("ns2", "web", "www.x.com", 2), rt("ns2", "web2", "web-ns1.apps.x.com", 3))
-	snap := s.Commit(true)
+	snap := s.Build(true)
 	expect(t, snap, "ns1/web admitted", "ns2/web admitted", "ns2/web2 admitted")
 	for k, host := range map[string]string{"ns1/web": "web-ns1.apps.x.com", "ns2/web": "web-ns2.apps.x.com", "ns2/web2": "web2-ns2.apps.x.com"} {
 		if d, _ := snap.Decisions.Get(k); d.Host != host {

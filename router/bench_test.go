@@ -40,7 +40,7 @@ func BenchmarkStore(b *testing.B) {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			s := load(c)
-			snap := s.Commit(true)
+			snap := s.Build(true)
 			if snap.Routes.Len() != n {
 				b.Fatalf("%d routes served, want %d", snap.Routes.Len(), n)
 			}
@@ -51,12 +51,12 @@ func BenchmarkStore(b *testing.B) {
 		}
 	})
 	s := load(c)
-	s.Commit(true)
+	s.Build(true)
 	changes := &routertest.RouteChanges{Route: c.Routes[n/2]}
 	b.Run("one-route-changed", func(b *testing.B) {
 		for b.Loop() {
 			s.SetRoute(changes.Next())
-			if snap := s.Commit(true); len(snap.Changed.Routes) != 1 {
+			if snap := s.Build(true); len(snap.Changed.Routes) != 1 {
 				b.Fatalf("changed %v", snap.Changed.Routes)
 			}
 		}
@@ -77,7 +77,7 @@ func BenchmarkStore(b *testing.B) {
 				wildcard, withPath(fmt.Sprintf("/w%d", i))))
 		}
 		ws := loadWith(c, mode.cfg, wildcards...)
-		snap := ws.Commit(true)
+		snap := ws.Build(true)
 		for _, w := range wildcards {
 			if d, _ := snap.Decisions.Get(key(w.Namespace, w.Name)); d.Verdict != mode.wildcard {
 				b.Fatalf("%s: %+v, want %v", w.Name, d, mode.wildcard)
@@ -87,7 +87,7 @@ func BenchmarkStore(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			for b.Loop() {
 				ws.SetRoute(wchanges.Next())
-				if snap := ws.Commit(true); len(snap.Changed.Routes) != 1 {
+				if snap := ws.Build(true); len(snap.Changed.Routes) != 1 {
 					b.Fatalf("changed %v", snap.Changed.Routes)
 				}
 			}
@@ -99,7 +99,7 @@ func BenchmarkStore(b *testing.B) {
 			es = es.DeepCopy()
 			es.Endpoints = append(es.Endpoints[:1:1], discoveryv1.Endpoint{Addresses: []string{"10.200.0.9"}})
 			s.SetEndpointSlice(es)
-			if snap := s.Commit(true); len(snap.Changed.Services) != 1 {
+			if snap := s.Build(true); len(snap.Changed.Services) != 1 {
 				b.Fatalf("changed %v", snap.Changed.Services)
 			}
 		}

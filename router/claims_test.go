@@ -132,7 +132,7 @@ func describe(contenders []*contender) string {
 }
 
 // TestStoreIncrementalEqualsFromScratch: after any sequence of route and
-// namespace events, committed at random points, every snapshot of a store
+// namespace events, built at random points, every snapshot of a store
 // that judges incrementally holds the decisions and served values a new
 // store judging the same objects at once holds; its Changed.Routes names
 // exactly the routes whose decision or served value differs from the
@@ -172,13 +172,13 @@ type world struct {
 	namespaces map[string]map[string]string
 }
 
-// runSequence applies 30 random events to a store, committing now and
+// runSequence applies 30 random events to a store, building snapshots now and
 // then, and checks each snapshot against a store built from scratch.
 func runSequence(t *testing.T, cfg AdmissionConfig, rng *rand.Rand, seq int) {
 	t.Helper()
 	s := NewStore(cfg)
 	w := world{routes: map[string]*routecore.Route{}, namespaces: map[string]map[string]string{}}
-	prev := s.Commit(true)
+	prev := s.Build(true)
 	deleted := map[string]bool{}
 	var log []string
 	for step := range 30 {
@@ -186,7 +186,7 @@ func runSequence(t *testing.T, cfg AdmissionConfig, rng *rand.Rand, seq int) {
 		if rng.IntN(3) > 0 && step < 29 {
 			continue
 		}
-		snap := s.Commit(true)
+		snap := s.Build(true)
 		if msg := compareWithScratch(cfg, s, w, prev, snap, deleted); msg != "" {
 			t.Errorf("sequence %d after:\n  %s\n%s", seq, strings.Join(log, "\n  "), msg)
 			return
@@ -268,7 +268,7 @@ func compareWithScratch(cfg AdmissionConfig, s *Store, w world, prev, snap Snaps
 	for _, r := range w.routes {
 		fresh.SetRoute(r)
 	}
-	want := fresh.Commit(true)
+	want := fresh.Build(true)
 	var diffs []string
 	for k, d := range want.Decisions.All() {
 		if got, _ := snap.Decisions.Get(k); got != d {

@@ -268,7 +268,7 @@ func TestRouteTargetPort(t *testing.T) {
 		"by-service": "", // the Service is not known yet: 503, as OpenShift\'s router serves
 		"none":       "http 10.0.0.1:8080 p1, http 10.0.0.2:8080 p2, metrics 10.0.0.1:9090 p1, metrics 10.0.0.2:9090 p2",
 	}
-	snap := s.Commit(true)
+	snap := s.Build(true)
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		if got := selected(snap, name); got != want[name] {
 			t.Errorf("%s selects %q, want %q", name, got, want[name])
@@ -276,7 +276,7 @@ func TestRouteTargetPort(t *testing.T) {
 	}
 	s.SetService(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"},
 		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}}})
-	snap = s.Commit(true)
+	snap = s.Build(true)
 	if got, want := selected(snap, "by-service"), "http 10.0.0.1:8080 p1, http 10.0.0.2:8080 p2"; got != want {
 		t.Errorf("with the Service, by-service selects %q, want %q", got, want)
 	}

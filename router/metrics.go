@@ -8,10 +8,10 @@ import (
 // took and the status it wrote. The zero value of *Metrics (nil) records
 // nothing.
 type Metrics struct {
-	statusWrites    prometheus.Counter
-	routesByVerdict *prometheus.GaugeVec
-	notServable     prometheus.Gauge
-	commitSeconds   prometheus.Histogram
+	statusWrites       prometheus.Counter
+	routesByVerdict    *prometheus.GaugeVec
+	notServable        prometheus.Gauge
+	modelUpdateSeconds prometheus.Histogram
 }
 
 // NewMetrics creates the router's metrics and registers them on reg.
@@ -29,13 +29,13 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "routeshift_router_routes_not_servable",
 			Help: "Routes that won their host but that the data plane cannot serve (Admitted=False, reason RouteNotServable).",
 		}),
-		commitSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+		modelUpdateSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "routeshift_router_model_update_seconds",
 			Help:    "Time to judge a batch of changes and publish the new model.",
 			Buckets: prometheus.ExponentialBuckets(0.00005, 4, 10),
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.statusWrites, m.routesByVerdict, m.notServable, m.commitSeconds} {
+	for _, c := range []prometheus.Collector{m.statusWrites, m.routesByVerdict, m.notServable, m.modelUpdateSeconds} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -49,13 +49,13 @@ func (m *Metrics) statusWritten() {
 	}
 }
 
-// modelUpdated records a commit's duration, the routes per verdict and
+// modelUpdated records a model update's duration, the routes per verdict and
 // those not servable.
 func (m *Metrics) modelUpdated(seconds float64, verdicts [3]int, notServable int) {
 	if m == nil {
 		return
 	}
-	m.commitSeconds.Observe(seconds)
+	m.modelUpdateSeconds.Observe(seconds)
 	m.notServable.Set(float64(notServable))
 	for v, n := range verdicts {
 		m.routesByVerdict.WithLabelValues(Verdict(v).String()).Set(float64(n))

@@ -20,7 +20,7 @@ import (
 func TestStoreNotServable(t *testing.T) {
 	s := store(AdmissionConfig{}, rt("ns", "bad", "www.example.com", 1), rt("ns", "good", "good.example.com", 2),
 		rt("other", "late", "www.example.com", 3))
-	first := s.Commit(true)
+	first := s.Build(true)
 	bad, _ := first.Routes.Get("ns/bad")
 	const words = "HAProxy refuses the route's configuration: unable to load SSL certificate"
 	late := "other/late rejected HostAlreadyClaimed: a route in another namespace holds www.example.com and is older than late"
@@ -56,7 +56,7 @@ func TestStoreNotServable(t *testing.T) {
 	}
 	for _, step := range steps {
 		step.do()
-		snap := s.Commit(true)
+		snap := s.Build(true)
 		t.Run(step.name, func(t *testing.T) {
 			expect(t, snap, step.want...)
 			if got := slices.Sorted(maps.Keys(snap.Changed.Routes)); !slices.Equal(got, step.changed) {
@@ -74,10 +74,10 @@ func TestStoreNotServable(t *testing.T) {
 			}
 		})
 	}
-	again, _ := s.Commit(true).Routes.Get("ns/bad")
+	again, _ := s.Build(true).Routes.Get("ns/bad")
 	s.SetNotServable(again, words)
 	s.DeleteRoute("ns", "bad")
-	snap := s.Commit(true)
+	snap := s.Build(true)
 	expect(t, snap, "ns/good admitted", "other/late admitted")
 	if s.notServable != 0 {
 		t.Errorf("%d routes counted not servable after the route was deleted", s.notServable)
@@ -133,7 +133,7 @@ func TestNotServableClaims(t *testing.T) {
 	s := store(AdmissionConfig{AllowWildcardRoutes: true}, rt("ns1", "w", "w.x.com", 2, wildcard), rt("ns2", "a", "a.x.com", 3))
 	blocked := "ns2/a rejected HostAlreadyClaimed: a route in another namespace holds host a.x.com"
 	current := func() *Route { r, _ := s.snapshot.Routes.Get("ns1/w"); return r }
-	s.Commit(true)
+	s.Build(true)
 	first := current()
 	var stale *Route
 	steps := []struct {
@@ -163,7 +163,7 @@ func TestNotServableClaims(t *testing.T) {
 	}
 	for _, step := range steps {
 		step.do()
-		snap := s.Commit(true)
+		snap := s.Build(true)
 		t.Run(step.name, func(t *testing.T) {
 			expect(t, snap, step.want...)
 			if got := slices.Sorted(maps.Keys(snap.Changed.Routes)); !slices.Equal(got, step.changed) {
@@ -195,15 +195,15 @@ func TestNotServableSecretRenewed(t *testing.T) {
 	s := NewStore(AdmissionConfig{})
 	s.SetSecret(tlsSecret("tls", "1", p.Leaf))
 	s.SetRoute(rt("ns", "r", "www.example.com", 1, external("tls")))
-	served, _ := s.Commit(true).Routes.Get("ns/r")
+	served, _ := s.Build(true).Routes.Get("ns/r")
 	s.SetNotServable(served, "refused")
-	expect(t, s.Commit(true), "ns/r rejected RouteNotServable: refused")
+	expect(t, s.Build(true), "ns/r rejected RouteNotServable: refused")
 	s.SetSecret(tlsSecret("tls", "2", p.Leaf))
-	if snap := s.Commit(true); !snap.Changed.Empty() {
+	if snap := s.Build(true); !snap.Changed.Empty() {
 		t.Errorf("the same content again changed %v", snap.Changed.Routes)
 	}
 	s.SetSecret(tlsSecret("tls", "3", p.Other))
-	snap := s.Commit(true)
+	snap := s.Build(true)
 	expect(t, snap, "ns/r admitted")
 	if renewed, _ := snap.Routes.Get("ns/r"); renewed == served || renewed.TLS.Certificate != string(p.Other.CertPEM) {
 		t.Errorf("served %p with %.30q after the renewal, was %p", renewed, renewed.TLS.Certificate, served)

@@ -282,7 +282,7 @@ func (r *Router) send(o any, apply func(*Store, client.Object)) {
 	}
 }
 
-// loop applies events to the store and, after each batch, commits and
+// loop applies events to the store and, after each batch, builds and
 // publishes a snapshot. Before the caches have synced it only applies
 // (after publishing one empty snapshot, unless ports bind after sync).
 func (r *Router) loop(ctx context.Context, waitForSync func(context.Context) bool) error {
@@ -304,7 +304,7 @@ func (r *Router) loop(ctx context.Context, waitForSync func(context.Context) boo
 		// and the router is not ready before it. The snapshot is empty,
 		// not partial: admission decided on half the routes would serve
 		// hosts to the wrong routes.
-		r.commit(false)
+		r.updateModel(false)
 	}
 	for {
 		select {
@@ -326,7 +326,7 @@ func (r *Router) loop(ctx context.Context, waitForSync func(context.Context) boo
 			}
 		}
 		if isSynced {
-			r.commit(true)
+			r.updateModel(true)
 			if r.secrets != nil {
 				start, stop := r.store.SecretWatches()
 				r.secrets.sync(ctx, start, stop)
@@ -335,9 +335,9 @@ func (r *Router) loop(ctx context.Context, waitForSync func(context.Context) boo
 	}
 }
 
-func (r *Router) commit(synced bool) {
+func (r *Router) updateModel(synced bool) {
 	start := time.Now()
-	snap := r.store.Commit(synced)
+	snap := r.store.Build(synced)
 	// With WaitForSync nothing is published before the first complete
 	// model, so the data plane opens its ports only with it.
 	held := r.cfg.WaitForSync && !snap.Synced

@@ -69,7 +69,7 @@ func TestStoreWatchSecrets(t *testing.T) {
 	inShard := withLabels("shard", "a")
 	s.SetRoute(rt("ns", "r", "www.example.com", 1, inShard, external("first")))
 	s.SetRoute(rt("ns", "other-shard", "other.example.com", 2, external("theirs")))
-	snap := s.Commit(true)
+	snap := s.Build(true)
 	if snap.Synced {
 		t.Error("the snapshot is synced although ns/r waits for its secret")
 	}
@@ -79,7 +79,7 @@ func TestStoreWatchSecrets(t *testing.T) {
 	}
 
 	s.SetSecret(tlsSecret("first", "1", p.Leaf))
-	snap = s.Commit(true)
+	snap = s.Build(true)
 	if !snap.Synced {
 		t.Error("not synced once the secret was read")
 	}
@@ -89,7 +89,7 @@ func TestStoreWatchSecrets(t *testing.T) {
 	}
 
 	s.SetRoute(rt("ns", "r", "www.example.com", 1, inShard, external("second")))
-	snap = s.Commit(true)
+	snap = s.Build(true)
 	if got := servedCertificate(snap, "r"); got != string(p.Leaf.CertPEM) {
 		t.Errorf("while the second secret is read: served %q, want the first secret's certificate still", got)
 	}
@@ -97,7 +97,7 @@ func TestStoreWatchSecrets(t *testing.T) {
 		t.Errorf("watches %s, want %s", got, want)
 	}
 	s.SetSecret(tlsSecret("second", "2", p.Other))
-	snap = s.Commit(true)
+	snap = s.Build(true)
 	if got := servedCertificate(snap, "r"); got != string(p.Other.CertPEM) {
 		t.Errorf("served %q, want the second secret's certificate", got)
 	}
@@ -108,7 +108,7 @@ func TestStoreWatchSecrets(t *testing.T) {
 	// A route waiting for its secret does not make later snapshots
 	// unsynced.
 	s.SetRoute(rt("ns", "late", "late.example.com", 3, inShard, external("third")))
-	if snap = s.Commit(true); !snap.Synced {
+	if snap = s.Build(true); !snap.Synced {
 		t.Error("a later snapshot is unsynced because a new route waits for its secret")
 	}
 	if got, want := watches(s), "start [ns/third] stop []"; got != want {
@@ -116,7 +116,7 @@ func TestStoreWatchSecrets(t *testing.T) {
 	}
 	s.DeleteRoute("ns", "r")
 	s.DeleteRoute("ns", "late")
-	s.Commit(true)
+	s.Build(true)
 	if got, want := watches(s), "start [] stop [ns/second ns/third]"; got != want {
 		t.Errorf("after the routes went: watches %s, want %s", got, want)
 	}
@@ -139,17 +139,17 @@ func TestStoreUnreadableSecret(t *testing.T) {
 			s.WatchSecrets()
 			s.SetRoute(rt("ns", "r", "www.example.com", 1, external("tls")))
 			s.SetRoute(rt("other", "late", "www.example.com", 2))
-			s.Commit(true)
+			s.Build(true)
 			s.SetSecretUnreadable("ns", "tls", why)
-			snap := s.Commit(true)
+			snap := s.Build(true)
 			late := "other/late rejected HostAlreadyClaimed: a route in another namespace holds www.example.com and is older than late"
 			expect(t, snap, "ns/r rejected ExternalCertificateValidationFailed: spec.tls.externalCertificate: Forbidden: "+why, late)
 			s.SetSecretUnreadable("ns", "tls", why)
-			if snap := s.Commit(true); !snap.Changed.Empty() {
+			if snap := s.Build(true); !snap.Changed.Empty() {
 				t.Errorf("the same report again changed %v", snap.Changed.Routes)
 			}
 			s.SetSecret(tlsSecret("tls", "1", p.Leaf))
-			snap = s.Commit(true)
+			snap = s.Build(true)
 			expect(t, snap, "ns/r admitted", late)
 			if got := servedCertificate(snap, "r"); got != string(p.Leaf.CertPEM) {
 				t.Errorf("served %q, want the secret's certificate", got)
@@ -171,7 +171,7 @@ func TestStoreGivenSecrets(t *testing.T) {
 	s.SetRoute(rt("ns", "a", "a.example.com", 1, external("before")))
 	s.SetRoute(rt("ns", "b", "b.example.com", 2, external("after")))
 	s.SetSecret(tlsSecret("after", "2", p.Other))
-	snap := s.Commit(true)
+	snap := s.Build(true)
 	expect(t, snap, "ns/a admitted", "ns/b admitted")
 	if got := []string{servedCertificate(snap, "a"), servedCertificate(snap, "b")}; !slices.Equal(got, []string{string(p.Leaf.CertPEM), string(p.Other.CertPEM)}) {
 		t.Errorf("served %q", got)
@@ -235,7 +235,7 @@ func TestSecretWatchSteps(t *testing.T) {
 	}
 	for _, step := range steps {
 		step.do()
-		snap := s.Commit(true)
+		snap := s.Build(true)
 		got := watches(s)
 		t.Run(step.name, func(t *testing.T) {
 			if got != step.watches {
@@ -268,11 +268,11 @@ func TestWaitingRouteGoes(t *testing.T) {
 			s.WatchSecrets()
 			s.SetRoute(rt("ns", "r", "r.example.com", 1, external("tls")))
 			s.SetRoute(rt("ns", "plain", "plain.example.com", 2))
-			if snap := s.Commit(true); snap.Synced {
+			if snap := s.Build(true); snap.Synced {
 				t.Fatal("complete while ns/r waits for its secret")
 			}
 			tt.do(s)
-			snap := s.Commit(true)
+			snap := s.Build(true)
 			if !snap.Synced {
 				t.Error("still incomplete")
 			}
@@ -343,7 +343,7 @@ func TestSecretChanges(t *testing.T) {
 				}
 				s.SetRoute(rt("ns", "r", "www.example.com", 1, external("tls")))
 				s.SetSecret(tlsSecret("tls", "1", p.Leaf))
-				expect(t, s.Commit(true), "ns/r admitted")
+				expect(t, s.Build(true), "ns/r admitted")
 				steps := common(extended)
 				last := steps[len(steps)-1]
 				if watched {
@@ -356,7 +356,7 @@ func TestSecretChanges(t *testing.T) {
 				}
 				for _, st := range steps {
 					st.do(s)
-					snap := s.Commit(true)
+					snap := s.Build(true)
 					expect(t, snap, st.want)
 					if got := servedCertificate(snap, "r"); got != st.served {
 						t.Errorf("%s: served %.40q, want %.40q", st.name, got, st.served)
@@ -421,7 +421,7 @@ func TestCertificateRejectionsKeepClaims(t *testing.T) {
 			tt.broken(s)
 			s.SetRoute(rt("ns2", "late", "www.x.com", 2))
 			s.SetRoute(rt("ns3", "w", "w.x.com", 3, wildcard))
-			snap := s.Commit(true)
+			snap := s.Build(true)
 			d, _ := snap.Decisions.Get("ns1/r")
 			if d.Verdict != Rejected || d.Reason != tt.reason || d.Host != "www.x.com" {
 				t.Errorf("ns1/r decided %+v, want rejected %s for www.x.com", d, tt.reason)
@@ -435,7 +435,7 @@ func TestCertificateRejectionsKeepClaims(t *testing.T) {
 				}
 			}
 			tt.fix(s)
-			snap = s.Commit(true)
+			snap = s.Build(true)
 			expect(t, snap, "ns1/r admitted", late, wild)
 			if got := slices.Sorted(maps.Keys(snap.Changed.Routes)); !slices.Equal(got, []string{"ns1/r"}) {
 				t.Errorf("fixing the certificate changed %v, want only ns1/r", got)
@@ -465,24 +465,24 @@ func TestSecretReadAgain(t *testing.T) {
 	s.WatchSecrets()
 	s.SetRoute(rt("ns", "r", "www.example.com", 1, external("tls")))
 	s.SetRoute(rt("ns", "other", "other.example.com", 2))
-	s.Commit(true)
+	s.Build(true)
 	if got, want := watches(s), "start [ns/tls] stop []"; got != want {
 		t.Fatalf("watches %s, want %s", got, want)
 	}
 	s.SetSecret(secret.DeepCopy())
-	expect(t, s.Commit(true), "ns/r admitted", "ns/other admitted")
+	expect(t, s.Build(true), "ns/r admitted", "ns/other admitted")
 	s.DeleteRoute("ns", "r")
-	s.Commit(true)
+	s.Build(true)
 	if got, want := watches(s), "start [] stop [ns/tls]"; got != want {
 		t.Fatalf("watches %s, want %s", got, want)
 	}
 	s.SetRoute(rt("ns", "r", "www.example.com", 1, external("tls")))
-	s.Commit(true)
+	s.Build(true)
 	if got, want := watches(s), "start [ns/tls] stop []"; got != want {
 		t.Fatalf("watches %s, want %s", got, want)
 	}
 	s.SetSecret(secret.DeepCopy())
-	snap := s.Commit(true)
+	snap := s.Build(true)
 	expect(t, snap, "ns/r admitted", "ns/other admitted")
 	if got := servedCertificate(snap, "r"); got != string(p.Leaf.CertPEM) {
 		t.Errorf("served %.40q, want the secret's certificate", got)
@@ -592,7 +592,7 @@ func TestSecretReadsIncrementalEqualsFromScratch(t *testing.T) {
 						log = append(log, "read of "+n+" completes")
 					}
 				}
-				snap := s.Commit(true)
+				snap := s.Build(true)
 				start, stop := s.SecretWatches()
 				for _, k := range start {
 					pending[k] = true
@@ -662,7 +662,7 @@ func compareSecretStores[S any](cfg AdmissionConfig, snap Snapshot, routes map[s
 	for _, r := range routes {
 		fresh.SetRoute(r)
 	}
-	want := fresh.Commit(true)
+	want := fresh.Build(true)
 	var diffs []string
 	for _, r := range routes {
 		k := key(r.Namespace, r.Name)

@@ -21,7 +21,7 @@ import (
 // and a watch of that one object (field selector metadata.name), which a
 // Role granting get, list and watch on that Secret alone allows, so the
 // router needs no access to any other Secret. The store loop starts and
-// stops the reads (sync) after each commit; what they find comes back to
+// stops the reads (sync) after each snapshot it builds; what they find comes back to
 // the store through the router's events, and a report of a read stopped
 // since is dropped.
 type secretWatches struct {

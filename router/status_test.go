@@ -251,7 +251,7 @@ func TestStatusLifecycle(t *testing.T) {
 			obj.ResourceVersion += "+"
 			s.SetRoute(obj)
 		}
-		snap := s.Commit(true)
+		snap := s.Build(true)
 		d, _ := snap.Decisions.Get("ns/web")
 		clock = clock.Add(time.Minute)
 		ingress, changed := DesiredStatus(obj, d, id, clock)

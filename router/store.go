@@ -19,8 +19,8 @@ import (
 
 // Store is a router's view of the cluster and its judgement of every Route
 // in it. It takes Route, Namespace, EndpointSlice, Service and Secret events, marks
-// what they affect, and on Commit re-judges only that and produces the next
-// Snapshot. Work per Commit is proportional to the change: a route is
+// what they affect, and on Build re-judges only that and produces the next
+// Snapshot. Work per Build is proportional to the change: a route is
 // re-judged with the routes of its host (and, when its domain has wildcard
 // routes, with those and their hosts; the whole domain only when a wildcard
 // route wins or loses its claim), a service's endpoints are merged alone.
@@ -42,14 +42,14 @@ type Store struct {
 	// reads, when the secrets are read one by one (WatchSecrets), is what
 	// the store knows of those reads; nil when every secret is given.
 	reads *secretReads
-	// complete is whether a synced snapshot has been committed.
+	// complete is whether a synced snapshot has been built.
 	complete bool
 
 	dirtyRoutes   map[string]bool
 	dirtyHosts    map[string]map[string]bool // domain -> hosts
 	dirtyDomains  map[string]bool
 	dirtyServices map[string]bool
-	gone          map[string]bool // routes deleted since the last commit
+	gone          map[string]bool // routes deleted since the last Build
 
 	// verdicts counts the routes per Verdict; notServable those rejected
 	// as RouteNotServable.
@@ -232,12 +232,12 @@ func (s *Store) secretChanged(k string) {
 	}
 }
 
-// Commit judges what changed since the last Commit and returns the new
+// Build judges what changed since the last Build and returns the new
 // snapshot. Routes deleted (and perhaps added again) are cleared first, then
 // what changed is re-judged. synced marks the snapshot as reflecting a complete initial
 // listing of the cluster; the first such snapshot also waits until no
 // route waits for its secret to be read (WatchSecrets).
-func (s *Store) Commit(synced bool) Snapshot {
+func (s *Store) Build(synced bool) Snapshot {
 	next := Snapshot{Version: s.snapshot.Version + 1, CreatedAt: time.Now(),
 		Changed: Changes{Routes: map[string]bool{}, Services: map[string]bool{}}}
 	routes, decisions := s.snapshot.Routes.Edit(), s.snapshot.Decisions.Edit()

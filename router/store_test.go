@@ -67,17 +67,17 @@ func FuzzStoreIncremental(f *testing.F) {
 					final[k] = r
 				}
 				if ops[i]%2 == 0 {
-					incremental.Commit(true)
+					incremental.Build(true)
 					checkHolders(t, incremental)
 				}
 			}
-			got := verdicts(incremental.Commit(true))
+			got := verdicts(incremental.Build(true))
 			checkHolders(t, incremental)
 			fresh := NewStore(cfg)
 			for _, r := range final {
 				fresh.SetRoute(r)
 			}
-			want := verdicts(fresh.Commit(true))
+			want := verdicts(fresh.Build(true))
 			if !slices.Equal(got, want) {
 				t.Fatalf("incremental:\n%v\nfrom scratch:\n%v", got, want)
 			}
@@ -183,7 +183,7 @@ func TestNamespaceShardRelabel(t *testing.T) {
 	}
 	for _, step := range steps {
 		step.do()
-		snap := s.Commit(true)
+		snap := s.Build(true)
 		t.Run(step.name, func(t *testing.T) { checkShardStep(t, s, snap, step.want, step.served, step.changed) })
 	}
 }
@@ -220,7 +220,7 @@ func TestNamespaceShardAge(t *testing.T) {
 	}
 	for _, step := range steps {
 		step.do()
-		snap := s.Commit(true)
+		snap := s.Build(true)
 		t.Run(step.name, func(t *testing.T) { checkShardStep(t, s, snap, step.want, step.served, step.changed) })
 	}
 }
@@ -238,7 +238,7 @@ func TestStoreServices(t *testing.T) {
 	}
 	http80 := corev1.ServicePort{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}
 	dns := corev1.ServicePort{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP}
-	first := s.Commit(true)
+	first := s.Build(true)
 	steps := []struct {
 		name    string
 		do      func()
@@ -261,7 +261,7 @@ func TestStoreServices(t *testing.T) {
 	}
 	for _, step := range steps {
 		step.do()
-		snap := s.Commit(true)
+		snap := s.Build(true)
 		t.Run(step.name, func(t *testing.T) {
 			if got := slices.Sorted(maps.Keys(snap.Changed.Services)); !slices.Equal(got, step.changed) {
 				t.Errorf("changed services %v, want %v", got, step.changed)
@@ -351,15 +351,15 @@ func TestStoreExternalCertificateChanges(t *testing.T) {
 		}
 		return r.TLS.Certificate
 	}
-	if got := served(s.Commit(true)); got != string(p.Leaf.CertPEM) {
+	if got := served(s.Build(true)); got != string(p.Leaf.CertPEM) {
 		t.Fatalf("served certificate %q, want the secret's", got)
 	}
 	s.SetSecret(secret(p.Other))
-	if got := served(s.Commit(true)); got != string(p.Other.CertPEM) {
+	if got := served(s.Build(true)); got != string(p.Other.CertPEM) {
 		t.Errorf("after the secret changed, served certificate %q, want its new content", got)
 	}
 	s.DeleteSecret("ns", "tls")
-	snap := s.Commit(true)
+	snap := s.Build(true)
 	if got := served(snap); got != "not served" {
 		t.Errorf("after the secret went, served %q", got)
 	}
@@ -395,7 +395,7 @@ func TestStoreAppProtocol(t *testing.T) {
 	}
 	for _, step := range steps {
 		step.do()
-		snap := s.Commit(true)
+		snap := s.Build(true)
 		t.Run(step.name, func(t *testing.T) {
 			if got := snap.Changed.Services["ns/web"]; got != step.changed {
 				t.Errorf("service changed %v, want %v", got, step.changed)
@@ -428,17 +428,17 @@ func TestStoreResync(t *testing.T) {
 		s.SetSecret(secret.DeepCopy())
 	}
 	deliver()
-	if snap := s.Commit(true); snap.Changed.Empty() {
+	if snap := s.Build(true); snap.Changed.Empty() {
 		t.Fatal("the first delivery changed nothing")
 	}
 	deliver()
-	if snap := s.Commit(true); !snap.Changed.Empty() {
+	if snap := s.Build(true); !snap.Changed.Empty() {
 		t.Errorf("a resync changed routes %v, services %v", snap.Changed.Routes, snap.Changed.Services)
 	}
 	unversioned := es.DeepCopy()
 	unversioned.ResourceVersion = ""
 	s.SetEndpointSlice(unversioned)
-	if snap := s.Commit(true); !snap.Changed.Services["ns/web"] {
+	if snap := s.Build(true); !snap.Changed.Services["ns/web"] {
 		t.Error("a slice without resourceVersion was taken as unchanged")
 	}
 }
@@ -508,7 +508,7 @@ func TestRouteUpdates(t *testing.T) {
 		{shardStep{"the wildcard is deleted: b gets h1", func() { s.DeleteRoute("ns1", "a") },
 			[]string{bOn1, dOtherY, "ns3/e admitted"}, []string{"ns2/b", "ns2/d", "ns3/e"}, []string{"ns1/a", "ns2/b"}},
 			map[string]string{"ns2/b": "h1.x.com"}},
-		{shardStep{"deleted and created again in one commit: judged anew, reported changed", func() {
+		{shardStep{"deleted and created again in one batch: judged anew, reported changed", func() {
 			s.DeleteRoute("ns2", "d")
 			set(rt("ns2", "d", "d.y.com", 5))()
 		}, []string{bOn1, dOtherY, "ns3/e admitted"}, []string{"ns2/b", "ns2/d", "ns3/e"}, []string{"ns2/d"}},
@@ -516,7 +516,7 @@ func TestRouteUpdates(t *testing.T) {
 	}
 	for _, step := range steps {
 		step.do()
-		snap := s.Commit(true)
+		snap := s.Build(true)
 		t.Run(step.name, func(t *testing.T) {
 			checkShardStep(t, s, snap, step.want, step.served, step.changed)
 			for k, host := range step.hosts {
@@ -529,17 +529,17 @@ func TestRouteUpdates(t *testing.T) {
 	}
 }
 
-// TestSnapshotsStay: a snapshot once returned never changes: later commits
+// TestSnapshotsStay: a snapshot once returned never changes: later builds
 // build new maps and leave the old ones (which a data plane may still be
 // rendering) as they were; versions count up; Synced is what the caller
 // says.
 func TestSnapshotsStay(t *testing.T) {
 	s := store(AdmissionConfig{}, rt("ns1", "a", "h.x.com", 1), rt("ns2", "b", "h.x.com", 2))
-	first := s.Commit(false)
+	first := s.Build(false)
 	servedA, _ := first.Routes.Get("ns1/a")
 	s.DeleteRoute("ns1", "a")
 	s.SetRoute(rt("ns3", "c", "c.x.com", 3))
-	second := s.Commit(true)
+	second := s.Build(true)
 	expect(t, first, "ns1/a admitted",
 		"ns2/b rejected HostAlreadyClaimed: a route in another namespace holds h.x.com and is older than b")
 	expect(t, second, "ns2/b admitted", "ns3/c admitted")
@@ -555,8 +555,8 @@ func TestSnapshotsStay(t *testing.T) {
 	if first.Version+1 != second.Version {
 		t.Errorf("versions %d then %d", first.Version, second.Version)
 	}
-	if third := s.Commit(true); !third.Changed.Empty() || third.Version != second.Version+1 {
-		t.Errorf("a commit without events: changed %v, version %d", third.Changed, third.Version)
+	if third := s.Build(true); !third.Changed.Empty() || third.Version != second.Version+1 {
+		t.Errorf("a build without events: changed %v, version %d", third.Changed, third.Version)
 	}
 }
 
@@ -655,7 +655,7 @@ func TestServedRoute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			snap := store(tt.cfg, tt.route).Commit(true)
+			snap := store(tt.cfg, tt.route).Build(true)
 			r, ok := snap.Routes.Get("ns/r")
 			if !ok {
 				d, _ := snap.Decisions.Get("ns/r")
@@ -671,16 +671,16 @@ func TestServedRoute(t *testing.T) {
 func TestNamespaceEventsOutsideANamespaceShard(t *testing.T) {
 	s := store(AdmissionConfig{RouteSelector: labels.SelectorFromSet(labels.Set{"shard": "a"})},
 		rt("ns", "a", "a.example.com", 1, withLabels("shard", "a")), rt("ns", "b", "b.example.com", 2))
-	expect(t, s.Commit(true), "ns/a admitted", "ns/b ignored")
+	expect(t, s.Build(true), "ns/a admitted", "ns/b ignored")
 	for _, event := range []func(){
 		func() { s.SetNamespace("ns", map[string]string{"shard": "a"}) },
 		func() { s.SetNamespace("ns", map[string]string{"shard": "b"}) },
 		func() { s.DeleteNamespace("ns") },
 	} {
 		event()
-		if snap := s.Commit(true); !snap.Changed.Empty() {
+		if snap := s.Build(true); !snap.Changed.Empty() {
 			t.Errorf("a namespace event changed %v", snap.Changed.Routes)
 		}
 	}
-	expect(t, s.Commit(true), "ns/a admitted", "ns/b ignored")
+	expect(t, s.Build(true), "ns/a admitted", "ns/b ignored")
 }

@@ -76,8 +76,8 @@ func (p *Process) restore(out *Output) {
 	}
 }
 
-// commit records the files of the configuration HAProxy runs from now on.
-func (p *Process) commit(files map[string]File) { p.lastGood = files }
+// recordLoaded records the files of the configuration HAProxy runs from now on.
+func (p *Process) recordLoaded(files map[string]File) { p.lastGood = files }
 
 // loadedUnchecked records the slots without health checks of the
 // configuration HAProxy has just loaded; runtime updates keep the record

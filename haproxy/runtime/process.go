@@ -191,7 +191,7 @@ func (p *Process) apply(ctx context.Context, out *Output, complete bool) error {
 		p.setState(p.state.CertificateRefused())
 		return err
 	}
-	p.commit(out.Files)
+	p.recordLoaded(out.Files)
 	if err == nil {
 		reason, certificates = ReasonRuntimeAPIRefused, nil
 		err = p.updateServers(out.Servers)
@@ -263,7 +263,7 @@ func (p *Process) load(ctx context.Context, step Step) error {
 		p.restore(out)
 		return fmt.Errorf("HAProxy refuses the new configuration (the previous one keeps serving): %w", err)
 	}
-	p.commit(out.Files)
+	p.recordLoaded(out.Files)
 	p.loadedUnchecked(out.unchecked())
 	var err error
 	if !p.state.Started {

@@ -121,7 +121,7 @@ func (o *renderOptions) run(ctx context.Context, cfg settings.Config, stdin io.R
 		}
 		o.add(in, obj, i)
 	}
-	snap := in.store.Commit(true)
+	snap := in.store.Build(true)
 	if ctx.Err() != nil {
 		return errInterrupted
 	}

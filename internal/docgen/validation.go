@@ -145,7 +145,7 @@ func routerVerdict(r *routecore.Route) string {
 	stored := r.DeepCopy()
 	stored.UID, stored.CreationTimestamp = "example-uid", metav1.Unix(0, 0)
 	store.SetRoute(stored)
-	d, ok := store.Commit(true).Decisions.Get(router.Key(stored.Namespace, stored.Name))
+	d, ok := store.Build(true).Decisions.Get(router.Key(stored.Namespace, stored.Name))
 	switch {
 	case !ok:
 		return "?"

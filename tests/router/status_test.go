@@ -358,7 +358,7 @@ func TestStatusWriterRateLimit(t *testing.T) {
 			t.Errorf("StatusWriter.Start: %v", err)
 		}
 	}()
-	feed.Publish(store.Commit(true))
+	feed.Publish(store.Build(true))
 
 	routes := &routecore.RouteList{}
 	framework.EventuallyWithin(t, 2*time.Minute, "every route says bucket: True", func() error {
