@@ -132,7 +132,7 @@ func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription, fb rout
 			if !ok {
 				return nil
 			}
-			l.apply(snap, "applying the configuration")
+			l.serveOrRetry(snap, "applying the configuration")
 		case <-l.ticks:
 			err := d.process.Tick(ctx)
 			d.noteLoaded()
@@ -142,12 +142,12 @@ func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription, fb rout
 		case <-l.retry.C:
 			if _, failing := d.process.RetryIn(); failing && d.last != nil {
 				l.log.Info("applying the latest configuration again after a failure")
-				l.apply(*d.last, "applying the configuration again")
+				l.serveOrRetry(*d.last, "applying the configuration again")
 			}
 		case <-l.files:
 			if d.last != nil && d.renderer.FilesChanged() {
 				l.log.Info("the default certificate or destination CA changed: loading it")
-				l.apply(*d.last, "applying the configuration")
+				l.serveOrRetry(*d.last, "applying the configuration")
 			}
 		case <-d.process.Exited():
 			if d.process.Stopping() {
@@ -191,10 +191,11 @@ func (l *loop) stop() {
 	}
 }
 
-// apply applies snap and, after a failure, sets the retry off.
-func (l *loop) apply(snap router.Snapshot, what string) {
+// serveOrRetry serves snap and, after a failure, isolates the routes to
+// blame or sets the retry off.
+func (l *loop) serveOrRetry(snap router.Snapshot, what string) {
 	before := l.d.process.State().Failures
-	if err := l.d.apply(l.ctx, snap); err != nil {
+	if err := l.d.serveSnapshot(l.ctx, snap); err != nil {
 		if !l.isolate(err) {
 			l.failed(err, what)
 		}
@@ -237,7 +238,7 @@ func (l *loop) isolate(err error) bool {
 		}
 	}
 	l.log.Info("HAProxy refuses the configuration of routes it has not loaded yet; loading the others without them", "routes", len(found))
-	l.apply(*l.d.last, "applying the configuration without the routes HAProxy refuses")
+	l.serveOrRetry(*l.d.last, "applying the configuration without the routes HAProxy refuses")
 	return true
 }
 
@@ -252,7 +253,7 @@ func (l *loop) refuseCertificate(refused *runtime.CertificateRefusedError) bool 
 	}
 	l.d.renderer.Refuse(rt, refusalMessage([]string{refused.Message}, l.d.cfg.WorkingDir))
 	l.log.Info("HAProxy refuses a route's new certificate; serving the others without the route", "route", rt.Key())
-	l.apply(*l.d.last, "applying the configuration without the route whose certificate HAProxy refuses")
+	l.serveOrRetry(*l.d.last, "applying the configuration without the route whose certificate HAProxy refuses")
 	return true
 }
 
@@ -293,10 +294,10 @@ func forward(ctx context.Context, sub *router.Subscription) <-chan router.Snapsh
 	return out
 }
 
-// apply renders a snapshot and hands the output to the process. Routes
+// serveSnapshot renders a snapshot and hands the output to the process. Routes
 // whose value changed are checked with HAProxy first (probe), unless they
 // are many: those it refuses are rendered closed.
-func (d *DataPlane) apply(ctx context.Context, snap router.Snapshot) error {
+func (d *DataPlane) serveSnapshot(ctx context.Context, snap router.Snapshot) error {
 	d.last = &snap
 	d.probe(ctx, snap)
 	out, err := d.renderer.Render(snap)

@@ -185,7 +185,7 @@ func (r *Renderer) Render(snap router.Snapshot) (*runtime.Output, error) {
 		return nil, err
 	}
 
-	// Everything that can fail has been done: apply.
+	// Everything that can fail has been done: make the rendered routes current.
 	next := &fileEdit{files: maps.Clone(r.files), touched: map[string]bool{}}
 	cfgMode := os.FileMode(0o644)
 	if r.cfg.StatsPassword != "" {
@@ -204,7 +204,7 @@ func (r *Renderer) Render(snap router.Snapshot) (*runtime.Output, error) {
 		next.delete(destCAFile)
 	}
 	setClientAuthFiles(next, clientCA, clientCRLs)
-	reasons, servers, certificates := r.apply(updates, removed, next)
+	reasons, servers, certificates := r.makeCurrent(updates, removed, next)
 	r.rendered, r.version, r.defaultCA = true, snap.Version, defaultCA
 	clear(r.redo)
 	out := r.output(next, reasons, servers)
@@ -511,11 +511,11 @@ func (r *Renderer) forwardedOverride(rt *router.Route) string {
 	return string(f)
 }
 
-// apply makes the rendered routes current, writing the files into next,
+// makeCurrent makes the rendered routes current, writing the files into next,
 // and decides whether HAProxy must reload: it returns the reasons, or the
 // server updates the runtime API applies instead, and the certificate
 // updates (applied through the runtime API, or loaded by the reload).
-func (r *Renderer) apply(updates map[string]*routeRender, removed []string, next *fileEdit) ([]runtime.Reason, []runtime.ServerUpdate, []runtime.CertificateUpdate) {
+func (r *Renderer) makeCurrent(updates map[string]*routeRender, removed []string, next *fileEdit) ([]runtime.Reason, []runtime.ServerUpdate, []runtime.CertificateUpdate) {
 	first := len(r.files) == 0
 	crtKeys := r.crtListKeys(updates, removed)
 	crtBefore := r.crtListValues(crtKeys)

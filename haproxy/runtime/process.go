@@ -149,7 +149,7 @@ func (p *Process) RenderFailed() {
 // whole cluster (a synced snapshot): HAProxy is ready once it serves a
 // complete configuration.
 func (p *Process) Apply(ctx context.Context, out *Output, complete bool) error {
-	err := p.apply(ctx, out, complete)
+	err := p.writeAndServe(ctx, out, complete)
 	if err != nil {
 		p.setState(p.state.Failed())
 	} else {
@@ -158,7 +158,9 @@ func (p *Process) Apply(ctx context.Context, out *Output, complete bool) error {
 	return err
 }
 
-func (p *Process) apply(ctx context.Context, out *Output, complete bool) error {
+// writeAndServe writes out and has HAProxy serve it, through the runtime
+// API or by a load; Apply records the outcome in the state.
+func (p *Process) writeAndServe(ctx context.Context, out *Output, complete bool) error {
 	p.configArgs = out.ConfigArgs
 	out = p.merge(out)
 	start := time.Now()
