@@ -62,21 +62,21 @@ func store(cfg AdmissionConfig, routes ...*routecore.Route) *Store {
 // the same namespace adds paths (docs/router.md, host claims).
 func TestHostClaims(t *testing.T) {
 	cfg := AdmissionConfig{}
-	t.Run("T-CLAIM-1 other namespace loses", func(t *testing.T) {
+	t.Run("another namespace loses the host", func(t *testing.T) {
 		s := store(cfg, rt("nsa", "r1", "h.example.com", 1), rt("nsb", "r2", "h.example.com", 2))
 		expect(t, s.Build(true), "nsa/r1 admitted",
 			"nsb/r2 rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than r2")
 	})
-	t.Run("T-CLAIM-2 same namespace paths are added", func(t *testing.T) {
+	t.Run("paths of the same namespace are added", func(t *testing.T) {
 		s := store(cfg, rt("nsa", "a", "h.example.com", 1, withPath("/a")), rt("nsa", "b", "h.example.com", 2, withPath("/b")))
 		expect(t, s.Build(true), "nsa/a admitted", "nsa/b admitted")
 	})
-	t.Run("T-CLAIM-3 same path: oldest wins", func(t *testing.T) {
+	t.Run("on the same path the oldest wins", func(t *testing.T) {
 		s := store(cfg, rt("nsa", "old", "h.example.com", 1, withPath("/a")), rt("nsa", "new", "h.example.com", 2, withPath("/a")))
 		expect(t, s.Build(true), "nsa/old admitted",
 			"nsa/new rejected HostAlreadyClaimed: route old already exposes h.example.com and is older")
 	})
-	t.Run("T-CLAIM-4 deleting the older route hands the host to the other namespace", func(t *testing.T) {
+	t.Run("deleting the older route hands the host to the other namespace", func(t *testing.T) {
 		s := store(cfg, rt("nsa", "r1", "h.example.com", 1, withPath("/one")), rt("nsb", "r2", "h.example.com", 2),
 			rt("nsa", "r3", "h.example.com", 3, withPath("/three")))
 		expect(t, s.Build(true), "nsa/r1 admitted", "nsa/r3 admitted",
@@ -85,7 +85,7 @@ func TestHostClaims(t *testing.T) {
 		expect(t, s.Build(true), "nsb/r2 admitted",
 			"nsa/r3 rejected HostAlreadyClaimed: a route in another namespace holds h.example.com and is older than r3")
 	})
-	t.Run("T-CLAIM-5 an older route relabelled into the shard replaces the holder", func(t *testing.T) {
+	t.Run("an older route relabelled into the shard replaces the holder", func(t *testing.T) {
 		sharded := AdmissionConfig{RouteSelector: labels.SelectorFromSet(labels.Set{"shard": "a"})}
 		y := rt("nsy", "y", "h.example.com", 1)
 		s := store(sharded, y, rt("nsx", "x", "h.example.com", 2, withLabels("shard", "a")))
@@ -129,46 +129,46 @@ func TestNamespaceOwnership(t *testing.T) {
 		routes  []*routecore.Route
 		on, off []string
 	}{
-		{"T-OWN-1/T-OWN-5 the first claim", []*routecore.Route{r1},
+		{"the first claim", []*routecore.Route{r1},
 			[]string{"ns1/r1 admitted"},
 			[]string{"ns1/r1 admitted"}},
 		// On, ns1 owns the host and all its paths; off, ns2 may add a
 		// path.
-		{"T-OWN-2/T-OWN-8 another namespace adds a path",
+		{"another namespace adds a path",
 			[]*routecore.Route{r1, rt("ns2", "r2", "www.abc.xyz", 2, withPath("/path1/path2"))},
 			[]string{"ns1/r1 admitted", "ns2/r2 rejected HostAlreadyClaimed: a route in another namespace holds www.abc.xyz and is older than r2"},
 			[]string{"ns1/r1 admitted", "ns2/r2 admitted"}},
 		// The owner's own paths never conflict.
-		{"T-OWN-3 the owner adds a path",
+		{"the owner adds a path",
 			[]*routecore.Route{r1, rt("ns1", "r1b", "www.abc.xyz", 2, withPath("/path1"))},
 			[]string{"ns1/r1 admitted", "ns1/r1b admitted"},
 			[]string{"ns1/r1 admitted", "ns1/r1b admitted"}},
 		// Off: another host of the domain is no host+path already
 		// claimed.
-		{"T-OWN-4 a wildcard owner and another namespace's host in its domain",
+		{"a wildcard owner and another namespace's host in its domain",
 			[]*routecore.Route{rt("ns1", "w", "wildcard.abc.xyz", 1, wildcard), rt("ns2", "z", "z.abc.xyz", 2)},
 			[]string{"ns1/w admitted", "ns2/z rejected HostAlreadyClaimed: a route in another namespace holds host z.abc.xyz"},
 			[]string{"ns1/w admitted", "ns2/z admitted"}},
 		// On: r1 makes ns1 the owner of the domain abc.xyz for wildcard
 		// routes.
-		{"T-OWN-6 another namespace's wildcard in the owner's domain",
+		{"another namespace's wildcard in the owner's domain",
 			[]*routecore.Route{r1, rt("ns2", "w", "wildcard.abc.xyz", 2, wildcard)},
 			[]string{"ns1/r1 admitted", "ns2/w rejected HostAlreadyClaimed: a route in another namespace holds host wildcard.abc.xyz"},
 			[]string{"ns1/r1 admitted", "ns2/w admitted"}},
 		// On: as OpenShift's router, a plain host blocks other namespaces'
 		// wildcard claims on its domain, not their plain hosts.
-		{"T-OWN-7 other namespaces claim other hosts of the domain",
+		{"other namespaces claim other hosts of the domain",
 			[]*routecore.Route{r1, rt("ns2", "foo", "foo.abc.xyz", 2), rt("ns3", "bar", "bar.abc.xyz", 3), rt("ns4", "baz", "baz.abc.xyz", 4)},
 			[]string{"ns1/r1 admitted", "ns2/foo admitted", "ns3/bar admitted", "ns4/baz admitted"},
 			[]string{"ns1/r1 admitted", "ns2/foo admitted", "ns3/bar admitted", "ns4/baz admitted"}},
 		// On: as another namespace's wildcard in the owner's domain.
-		{"T-OWN-9 a third namespace's wildcard",
+		{"a third namespace's wildcard",
 			[]*routecore.Route{r1, rt("ns3", "wildthing", "wildthing.abc.xyz", 3, wildcard)},
 			[]string{"ns1/r1 admitted", "ns3/wildthing rejected HostAlreadyClaimed: a route in another namespace holds host wildthing.abc.xyz"},
 			[]string{"ns1/r1 admitted", "ns3/wildthing admitted"}},
 		// On: ns1 owns the host, so no other namespace gets in, whatever
 		// the path.
-		{"T-OWN-10 a claimed host+path, in the same namespace and in another",
+		{"a claimed host+path, in the same namespace and in another",
 			[]*routecore.Route{r1, rt("ns2", "r2", "www.abc.xyz", 2, withPath("/p1/p2")),
 				rt("ns2", "rx", "www.abc.xyz", 3, withPath("/p1/p2")), rt("ns5", "ry", "www.abc.xyz", 4, withPath("/p1/p2"))},
 			[]string{"ns1/r1 admitted",
@@ -257,12 +257,12 @@ func TestDomains(t *testing.T) {
 		allowed, denied string
 		hosts           []host
 	}{
-		{"T-DOM-1", "", "open.header.test, openshift.org, block.it", []host{
+		{"deny list only", "", "open.header.test, openshift.org, block.it", []host{
 			{"foo.header.test", admitted}, {"www.allow.it", admitted}, {"www.openshift.test", admitted},
 			{"open.header.test", denied}, {"www.open.header.test", denied}, {"block.it", denied},
 			{"franco.baresi.block.it", denied}, {"openshift.org", denied}, {"api.openshift.org", denied},
 		}},
-		{"T-DOM-2", "stickshift.org, kates.net", "", []host{
+		{"allow list only", "stickshift.org, kates.net", "", []host{
 			{"stickshift.org", admitted}, {"www.stickshift.org", admitted}, {"kates.net", admitted},
 			{"api.kates.net", admitted}, {"erno.r.kube.kates.net", admitted},
 			{"www.open.header.test", notAllowed}, {"drive.ottomatic.org", notAllowed}, {"www.wayless.com", notAllowed},
@@ -270,7 +270,7 @@ func TestDomains(t *testing.T) {
 		}},
 		// The deny list is checked first: hosts the allow list would admit
 		// but the deny list names are denied for that.
-		{"T-DOM-3", "openshift.org, kates.net", "ops.openshift.org, metrics.kates.net", []host{
+		{"deny list beats allow list", "openshift.org, kates.net", "ops.openshift.org, metrics.kates.net", []host{
 			{"openshift.org", admitted}, {"api.openshift.org", admitted}, {"m.api.openshift.org", admitted},
 			{"kates.net", admitted}, {"api.kates.net", admitted},
 			{"www.open.header.test", notAllowed}, {"ops.openshift.org", denied}, {"log.ops.openshift.org", denied},
