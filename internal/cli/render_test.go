@@ -30,76 +30,76 @@ type renderCase struct {
 }
 
 // TestRenderWorkedExamples: render reproduces every worked example of
-// testdata/render, each named after its fixture: host claims (T-CLAIM-*),
-// namespace ownership with the check on and off (T-OWN-*), every hostname
-// of the domain lists (T-DOM-*) and every router of a sharded set
-// (T-SHARD-1). Examples that change the cluster (a delete, a relabel) have
-// a fixture before and after.
+// testdata/render, each named after its fixture: host claims (claim-*),
+// namespace ownership with the check on and off (ownership-*), every
+// hostname of the domain lists (domains-*) and every router of a sharded
+// set (shards-*). Examples that change the cluster (a delete, a relabel)
+// have a fixture before and after.
 func TestRenderWorkedExamples(t *testing.T) {
 	// The router of the ownership examples serves wildcard routes; "off"
 	// disables the check by environment variable.
 	on := map[string]string{"ROUTER_ALLOW_WILDCARD_ROUTES": "true"}
 	off := map[string]string{"ROUTER_ALLOW_WILDCARD_ROUTES": "true", "ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK": "true"}
 	tests := []renderCase{
-		{name: "T-CLAIM-1", fixture: "T-CLAIM-1.yaml",
+		{name: "claim-other-namespace", fixture: "claim-other-namespace.yaml",
 			want:     []string{"nsa/r1 admitted", "nsb/r2 rejected HostAlreadyClaimed"},
 			messages: []string{"nsb/r2: a route in another namespace holds www.example.com and is older than r2"}},
-		{name: "T-CLAIM-2", fixture: "T-CLAIM-2.yaml",
+		{name: "claim-same-namespace-path", fixture: "claim-same-namespace-path.yaml",
 			want: []string{"nsa/a admitted", "nsa/b admitted"}},
-		{name: "T-CLAIM-3", fixture: "T-CLAIM-3.yaml",
+		{name: "claim-same-path-oldest-wins", fixture: "claim-same-path-oldest-wins.yaml",
 			want:     []string{"nsa/new rejected HostAlreadyClaimed", "nsa/old admitted"},
 			messages: []string{"nsa/new: route old already exposes www.example.com and is older"}},
-		{name: "T-CLAIM-4 before the delete", fixture: "T-CLAIM-4-before.yaml",
+		{name: "claim-holder-deleted-before", fixture: "claim-holder-deleted-before.yaml",
 			want: []string{"nsa/r1 admitted", "nsb/r2 rejected HostAlreadyClaimed", "nsa/r3 admitted"}},
-		{name: "T-CLAIM-4 after the delete", fixture: "T-CLAIM-4-after.yaml",
+		{name: "claim-holder-deleted-after", fixture: "claim-holder-deleted-after.yaml",
 			want: []string{"nsb/r2 admitted", "nsa/r3 rejected HostAlreadyClaimed"}},
-		{name: "T-CLAIM-5 before the relabel", fixture: "T-CLAIM-5-before.yaml", env: map[string]string{"ROUTE_LABELS": "shard=public"},
+		{name: "claim-relabelled-into-shard-before", fixture: "claim-relabelled-into-shard-before.yaml", env: map[string]string{"ROUTE_LABELS": "shard=public"},
 			want: []string{"nsx/route-x admitted", "nsy/route-y ignored"}},
-		{name: "T-CLAIM-5 after the relabel", fixture: "T-CLAIM-5-after.yaml", env: map[string]string{"ROUTE_LABELS": "shard=public"},
+		{name: "claim-relabelled-into-shard-after", fixture: "claim-relabelled-into-shard-after.yaml", env: map[string]string{"ROUTE_LABELS": "shard=public"},
 			want: []string{"nsx/route-x rejected HostAlreadyClaimed", "nsy/route-y admitted"}},
 
-		{name: "T-OWN-1 check on", fixture: "T-OWN-1.yaml", env: on,
+		{name: "ownership-first-claim check on", fixture: "ownership-first-claim.yaml", env: on,
 			want: []string{"ns1/r1 admitted"}},
-		{name: "T-OWN-2 check on", fixture: "T-OWN-2.yaml", env: on,
+		{name: "ownership-other-namespace-path check on", fixture: "ownership-other-namespace-path.yaml", env: on,
 			want: []string{"ns1/r1 admitted", "ns2/r2 rejected HostAlreadyClaimed"}},
-		{name: "T-OWN-3 check on", fixture: "T-OWN-3.yaml", env: on,
+		{name: "ownership-owner-adds-path check on", fixture: "ownership-owner-adds-path.yaml", env: on,
 			want: []string{"ns1/r1 admitted", "ns1/path1 admitted"}},
-		{name: "T-OWN-4 check on", fixture: "T-OWN-4.yaml", env: on,
+		{name: "ownership-host-under-wildcard check on", fixture: "ownership-host-under-wildcard.yaml", env: on,
 			want: []string{"ns1/r1 admitted", "ns2/z rejected HostAlreadyClaimed"}},
-		{name: "T-OWN-5 check off", fixture: "T-OWN-5.yaml", env: off,
+		{name: "ownership-off-first-claim check off", fixture: "ownership-off-first-claim.yaml", env: off,
 			want: []string{"ns1/r1 admitted"}},
-		{name: "T-OWN-6 check off", fixture: "T-OWN-6.yaml", env: off,
+		{name: "ownership-other-namespace-wildcard check off", fixture: "ownership-other-namespace-wildcard.yaml", env: off,
 			want: []string{"ns1/r1 admitted", "ns2/wildcard admitted"}},
-		{name: "T-OWN-7 check off", fixture: "T-OWN-7.yaml", env: off,
+		{name: "ownership-hosts-under-wildcard check off", fixture: "ownership-hosts-under-wildcard.yaml", env: off,
 			want: []string{"ns1/r1 admitted", "ns2/wildcard admitted", "ns3/foo admitted", "ns4/bar admitted", "ns5/baz admitted"}},
-		{name: "T-OWN-8 check off", fixture: "T-OWN-8.yaml", env: off,
+		{name: "ownership-off-other-namespace-path check off", fixture: "ownership-off-other-namespace-path.yaml", env: off,
 			want: []string{"ns1/r1 admitted", "ns2/r2 admitted"}},
-		{name: "T-OWN-9 check off", fixture: "T-OWN-9.yaml", env: off,
+		{name: "ownership-third-namespace-wildcard check off", fixture: "ownership-third-namespace-wildcard.yaml", env: off,
 			want: []string{"ns1/r1 admitted", "ns2/r2 admitted", "ns3/wildthing admitted"}},
-		{name: "T-OWN-10 check off, by flag", fixture: "T-OWN-10.yaml", env: on, flags: []string{"--disable-namespace-ownership-check=true"},
+		{name: "ownership-claimed-host-path check off, by flag", fixture: "ownership-claimed-host-path.yaml", env: on, flags: []string{"--disable-namespace-ownership-check=true"},
 			want:     []string{"ns1/r1 admitted", "ns2/r2 admitted", "ns2/rx rejected HostAlreadyClaimed", "ns3/rx rejected HostAlreadyClaimed"},
 			messages: []string{"ns2/rx: route r2 already exposes www.abc.xyz and is older", "ns3/rx: route r2 already exposes www.abc.xyz and is older"}},
 		// The same setups in the other mode, where OpenShift's router's
 		// outcome is known: with the check off any namespace may add a path
-		// (T-OWN-8) or claim hosts under another's wildcard (T-OWN-7);
+		// (ownership-off-other-namespace-path) or claim hosts under another's wildcard (ownership-hosts-under-wildcard);
 		// with it on, ns1's r1 owns www.abc.xyz with all its paths
-		// (T-OWN-2) and the subdomain abc.xyz for wildcard routes (T-OWN-1).
-		{name: "T-OWN-2 check off", fixture: "T-OWN-2.yaml", env: off,
+		// (ownership-other-namespace-path) and the subdomain abc.xyz for wildcard routes (ownership-first-claim).
+		{name: "ownership-other-namespace-path check off", fixture: "ownership-other-namespace-path.yaml", env: off,
 			want: []string{"ns1/r1 admitted", "ns2/r2 admitted"}},
-		{name: "T-OWN-3 check off", fixture: "T-OWN-3.yaml", env: off,
+		{name: "ownership-owner-adds-path check off", fixture: "ownership-owner-adds-path.yaml", env: off,
 			want: []string{"ns1/r1 admitted", "ns1/path1 admitted"}},
-		{name: "T-OWN-4 check off", fixture: "T-OWN-4.yaml", env: off,
+		{name: "ownership-host-under-wildcard check off", fixture: "ownership-host-under-wildcard.yaml", env: off,
 			want: []string{"ns1/r1 admitted", "ns2/z admitted"}},
-		{name: "T-OWN-6 check on", fixture: "T-OWN-6.yaml", env: on,
+		{name: "ownership-other-namespace-wildcard check on", fixture: "ownership-other-namespace-wildcard.yaml", env: on,
 			want: []string{"ns1/r1 admitted", "ns2/wildcard rejected HostAlreadyClaimed"}},
-		{name: "T-OWN-8 check on", fixture: "T-OWN-8.yaml", env: on,
+		{name: "ownership-off-other-namespace-path check on", fixture: "ownership-off-other-namespace-path.yaml", env: on,
 			want: []string{"ns1/r1 admitted", "ns2/r2 rejected HostAlreadyClaimed"}},
-		{name: "T-OWN-9 check on", fixture: "T-OWN-9.yaml", env: on,
+		{name: "ownership-third-namespace-wildcard check on", fixture: "ownership-third-namespace-wildcard.yaml", env: on,
 			want: []string{"ns1/r1 admitted", "ns2/r2 rejected HostAlreadyClaimed", "ns3/wildthing rejected HostAlreadyClaimed"}},
-		{name: "T-OWN-10 check on", fixture: "T-OWN-10.yaml", env: on,
+		{name: "ownership-claimed-host-path check on", fixture: "ownership-claimed-host-path.yaml", env: on,
 			want: []string{"ns1/r1 admitted", "ns2/r2 rejected HostAlreadyClaimed", "ns2/rx rejected HostAlreadyClaimed", "ns3/rx rejected HostAlreadyClaimed"}},
 
-		{name: "T-DOM-1", fixture: "T-DOM-1.yaml",
+		{name: "domains-denied", fixture: "domains-denied.yaml",
 			env: map[string]string{"ROUTER_SERVICE_NAME": "myrouter", "ROUTER_DENIED_DOMAINS": "open.header.test, openshift.org, block.it"},
 			want: []string{
 				"demo/foo-header-test admitted",
@@ -120,7 +120,7 @@ func TestRenderWorkedExamples(t *testing.T) {
 				"demo/openshift-org: host in list of denied domains",
 				"demo/api-openshift-org: host in list of denied domains",
 			}},
-		{name: "T-DOM-2", fixture: "T-DOM-2.yaml",
+		{name: "domains-allowed", fixture: "domains-allowed.yaml",
 			env: map[string]string{"ROUTER_SERVICE_NAME": "myrouter", "ROUTER_ALLOWED_DOMAINS": "stickshift.org, kates.net"},
 			want: []string{
 				"demo/stickshift-org admitted",
@@ -139,7 +139,7 @@ func TestRenderWorkedExamples(t *testing.T) {
 				"demo/www-wayless-com: host not in the allowed list of domains",
 				"demo/www-deny-it: host not in the allowed list of domains",
 			}},
-		{name: "T-DOM-3", fixture: "T-DOM-3.yaml",
+		{name: "domains-allowed-and-denied", fixture: "domains-allowed-and-denied.yaml",
 			env: map[string]string{"ROUTER_SERVICE_NAME": "adrouter",
 				"ROUTER_ALLOWED_DOMAINS": "openshift.org, kates.net", "ROUTER_DENIED_DOMAINS": "ops.openshift.org, metrics.kates.net"},
 			want: []string{
@@ -164,16 +164,16 @@ func TestRenderWorkedExamples(t *testing.T) {
 				"demo/int-metrics-kates-net: host in list of denied domains",
 			}},
 
-		{name: "T-SHARD-1 router-1 A-J", fixture: "T-SHARD-1.yaml",
+		{name: "shards-by-namespace-initial router-1 A-J", fixture: "shards-by-namespace-initial.yaml",
 			env:  map[string]string{"ROUTER_SERVICE_NAME": "router-1", "NAMESPACE_LABELS": "initial in (a,b,c,d,e,f,g,h,i,j)"},
 			want: shardWant("abcdefghij")},
-		{name: "T-SHARD-1 router-2 K-T", fixture: "T-SHARD-1.yaml",
+		{name: "shards-by-namespace-initial router-2 K-T", fixture: "shards-by-namespace-initial.yaml",
 			flags: []string{"--name", "router-2", "--namespace-labels", "initial in (k,l,m,n,o,p,q,r,s,t)"},
 			want:  shardWant("klmnopqrst")},
-		{name: "T-SHARD-1 router-3 Q-Z", fixture: "T-SHARD-1.yaml",
+		{name: "shards-by-namespace-initial router-3 Q-Z", fixture: "shards-by-namespace-initial.yaml",
 			env:  map[string]string{"ROUTER_SERVICE_NAME": "router-3", "PROJECT_LABELS": "initial in (q,r,s,t,u,v,w,x,y,z)"},
 			want: shardWant("qrstuvwxyz")},
-		{name: "T-SHARD-1 router-2 changed to K-P", fixture: "T-SHARD-1.yaml",
+		{name: "shards-by-namespace-initial router-2 changed to K-P", fixture: "shards-by-namespace-initial.yaml",
 			env:  map[string]string{"ROUTER_SERVICE_NAME": "router-2", "NAMESPACE_LABELS": "initial in (k,l,m,n,o,p)"},
 			want: shardWant("klmnop")},
 	}
@@ -182,7 +182,7 @@ func TestRenderWorkedExamples(t *testing.T) {
 	}
 }
 
-// shardWant is render's output for T-SHARD-1's fixture: one route "web" in
+// shardWant is render's output for shards-by-namespace-initial.yaml: one route "web" in
 // each of the namespaces alpha … zulu, admitted when the namespace's
 // initial is one of the router's letters, else ignored.
 func shardWant(letters string) []string {
