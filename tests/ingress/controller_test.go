@@ -325,7 +325,10 @@ func TestProblemsAndStatus(t *testing.T) {
 		{ingress.ReasonIncomplete, `Incomplete ingress to route rules detected: Missing host field in rule at index 1; Backend service "missing" not found at index 2, path index 0`},
 		{ingress.ReasonIgnoredAnnotations, "annotation nginx.ingress.kubernetes.io/proxy-read-timeout has no effect on Routes: set haproxy.router.openshift.io/timeout with a unit, e.g. 60s"},
 	} {
-		framework.Eventually(t, "the "+ev.reason+" event", func() error {
+		// client-go's event sink retries a failed write only after about
+		// 10 s (up to 12 times): on a loaded machine an event can take
+		// more than one retry to arrive.
+		framework.EventuallyWithin(t, 2*time.Minute, "the "+ev.reason+" event", func() error {
 			var list eventsv1.EventList
 			if err := cp.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
 				return err
