@@ -119,18 +119,13 @@ func TestCertManagerIssuerWarnings(t *testing.T) {
 		t.Errorf("without cert-manager: ok=%v\nstdout: %q\nstderr: %q\nwant:   %q", ok, out, errOut, want)
 	}
 
-	// bin/ holds a link to the directory, which kubectl reads as a file.
-	crds, err := filepath.EvalSymlinks(filepath.Join(cp.BinDir, certManagerCRDs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, errOut, err := cp.Kubectl(t, "apply", "--server-side", "-f", crds); err != nil {
-		t.Fatalf("installing cert-manager's CRDs from %s: %v\n%s%s", crds, err, out, errOut)
-	}
-	t.Cleanup(func() { _, _, _ = cp.Kubectl(t, "delete", "-f", crds, "--ignore-not-found") })
-	if _, errOut, err := cp.Kubectl(t, "wait", "--for=condition=Established", "crd/issuers.cert-manager.io", "crd/clusterissuers.cert-manager.io", "--timeout=2m"); err != nil {
-		t.Fatalf("cert-manager's CRDs: %v\n%s", err, errOut)
-	}
+	cp.InstallCertManagerCRDs(t)
+	t.Cleanup(func() {
+		// bin/ holds a link to the directory, which kubectl reads as a file.
+		if crds, err := filepath.EvalSymlinks(filepath.Join(cp.BinDir, certManagerCRDs)); err == nil {
+			_, _, _ = cp.Kubectl(t, "delete", "-f", crds, "--ignore-not-found")
+		}
+	})
 	// The webhook finds the new API when it next looks: wait for the
 	// warning about the missing Issuer (dry runs store nothing).
 	issuer := []string{`cert-manager.io/issuer: ca`}
