@@ -391,9 +391,11 @@ func plainGet(t *testing.T, r *framework.Router, host, path string) (int, string
 // handshakes are clients making TLS handshakes until stopped.
 type handshakes struct {
 	ok, failed atomic.Int64
-	firstErr   atomic.Value
-	cancel     context.CancelFunc
-	wg         sync.WaitGroup
+	// firstErr is the first failure's text (errors of different types
+	// cannot share an atomic.Value).
+	firstErr atomic.Pointer[string]
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 }
 
 // startHandshakes starts four clients making verified TLS handshakes with
@@ -407,7 +409,8 @@ func startHandshakes(port int, host string, roots *x509.CertPool) *handshakes {
 			for ctx.Err() == nil {
 				if _, err := handshake(port, host, roots); err != nil {
 					h.failed.Add(1)
-					h.firstErr.CompareAndSwap(nil, err)
+					msg := err.Error()
+					h.firstErr.CompareAndSwap(nil, &msg)
 				} else {
 					h.ok.Add(1)
 				}
@@ -419,10 +422,13 @@ func startHandshakes(port int, host string, roots *x509.CertPool) *handshakes {
 
 // stop stops the clients and returns how many handshakes succeeded and
 // failed, and the first failure.
-func (h *handshakes) stop() (ok, failed int64, firstErr any) {
+func (h *handshakes) stop() (ok, failed int64, firstErr string) {
 	h.cancel()
 	h.wg.Wait()
-	return h.ok.Load(), h.failed.Load(), h.firstErr.Load()
+	if p := h.firstErr.Load(); p != nil {
+		firstErr = *p
+	}
+	return h.ok.Load(), h.failed.Load(), firstErr
 }
 
 // series scrapes the router's /metrics into series -> value.
