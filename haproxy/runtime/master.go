@@ -297,14 +297,16 @@ func (p *Process) Stop(ctx context.Context) {
 	log := logf.FromContext(ctx).WithName("haproxy")
 	log.Info("stopping HAProxy: its listeners close and the requests in progress finish", "within", p.cfg.StopTimeout.String())
 	_ = cmd.Process.Signal(syscall.SIGUSR1)
-	switch p.waitSoftStop(exited) {
+	end, stream := p.waitSoftStop(exited)
+	switch end {
 	case softStopped:
 		log.Info("HAProxy stopped")
 		return
 	case softStopIdle:
 		log.Info("no request in progress any more: closing the idle connections left")
 	case softStopTimedOut:
-		log.Info("HAProxy still has requests in progress: closing their connections", "after", p.cfg.StopTimeout.String())
+		log.Info("HAProxy still has requests in progress: closing their connections", "after", p.cfg.StopTimeout.String(),
+			"stream", stream)
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	if !exitsWithin(exited, 10*time.Second) {
@@ -329,46 +331,47 @@ const (
 const quietPeriod = time.Second
 
 // waitSoftStop waits until HAProxy exits, its workers have had no stream
-// for quietPeriod, or StopTimeout has passed.
-func (p *Process) waitSoftStop(exited <-chan struct{}) softStopEnd {
+// for quietPeriod, or StopTimeout has passed. It also returns the last
+// stream seen in progress (a line of show sess), for the log.
+func (p *Process) waitSoftStop(exited <-chan struct{}) (softStopEnd, string) {
 	const poll = quietPeriod / 4
 	deadline := time.Now().Add(p.cfg.StopTimeout)
-	quiet := 0
+	quiet, last := 0, ""
 	for time.Now().Before(deadline) {
 		if exitsWithin(exited, min(poll, time.Until(deadline))) {
-			return softStopped
+			return softStopped, last
 		}
-		if busy, err := p.busy(); err != nil || busy {
-			quiet = 0
+		if stream, err := p.busy(); err != nil || stream != "" {
+			quiet, last = 0, stream
 		} else if quiet++; time.Duration(quiet)*poll >= quietPeriod {
-			return softStopIdle
+			return softStopIdle, last
 		}
 	}
-	return softStopTimedOut
+	return softStopTimedOut, last
 }
 
 var workerLine = regexp.MustCompile(`(?m)^(\d+)\s+worker\s`)
 
-// busy reports whether a worker, current or left by a reload, has a
-// stream other than a CLI session (fe=GLOBAL, such as this query's own)
-// and a relay's (Config.RelayBackends).
-func (p *Process) busy() (bool, error) {
+// busy returns a stream of a worker, current or left by a reload, other
+// than a CLI session (fe=GLOBAL, such as this query's own) and a relay's
+// (Config.RelayBackends): its line of show sess, "" when there is none.
+func (p *Process) busy() (string, error) {
 	out, err := p.master("show proc")
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	for _, m := range workerLine.FindAllStringSubmatch(out, -1) {
 		sess, err := p.master("@!" + m[1] + " show sess")
 		if err != nil {
-			return false, err
+			return "", err
 		}
 		for line := range strings.SplitSeq(sess, "\n") {
 			if strings.HasPrefix(line, "0x") && !strings.Contains(line, " fe=GLOBAL ") && !p.relayed(line) {
-				return true, nil
+				return strings.TrimSpace(line), nil
 			}
 		}
 	}
-	return false, nil
+	return "", nil
 }
 
 // relayed reports whether a line of show sess is a relay's stream.
