@@ -19,9 +19,9 @@ import (
 // route HAProxy refuses (a weak certificate) and a good one. It measures
 // how long the router takes to find the refused route and report it
 // ("isolated-ms", the probes included) and until HAProxy serves the good
-// route ("loaded-s": the rest loaded, with HAProxy's check and reload of
-// the whole configuration). "good-only" adds a good route alone: its
-// "loaded-s" is the same check and reload without isolation.
+// route ("loaded-s": the rest loaded, with HAProxy's reload of the whole
+// configuration). "good-only" adds a good route alone: its "loaded-s" is
+// the same reload without isolation.
 func BenchmarkIsolation(b *testing.B) {
 	requireHAProxy(b)
 	const n = 20000

@@ -295,7 +295,7 @@ func TestTrafficRefusedConfiguration(t *testing.T) {
 	if counts, errs := load.finish(); counts.failed() > 0 {
 		t.Errorf("requests to the good route failed meanwhile (%v): %q", counts, errs)
 	}
-	// The closed rendering reached the configuration HAProxy checks whole,
+	// The closed rendering reached the configuration HAProxy loads whole,
 	// which it refused once.
 	if got := r.counterValue(t, "routeshift_router_reload_failures_total"); got != failures+1 {
 		t.Errorf("%v configurations were refused, want 1", got-failures)

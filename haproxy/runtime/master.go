@@ -55,7 +55,7 @@ func (p *Process) startHAProxy(ctx context.Context) error {
 	p.mu.Lock()
 	p.cmd, p.exited = cmd, exited
 	p.mu.Unlock()
-	if err := p.waitForWorker(ctx, -1); err != nil {
+	if err := p.waitForWorker(ctx, -1, 0); err != nil {
 		return err
 	}
 	p.metrics.reloadSeconds.Observe(time.Since(start).Seconds())
@@ -64,12 +64,18 @@ func (p *Process) startHAProxy(ctx context.Context) error {
 	return nil
 }
 
+// errLoadingFailed is the master reporting that it could not load the
+// configuration (HAProxy refused it, or could not bind a port): it keeps
+// the previous workers serving.
+var errLoadingFailed = errors.New("HAProxy could not load the configuration; the previous workers keep serving")
+
 // reload asks the master to load the configuration again: it starts a new
 // worker, which takes the listening sockets over; the old worker finishes
 // its connections. The reload is logged with its reasons and counted under
-// the first one.
+// the first one. When the master cannot load the files, the error is
+// errLoadingFailed.
 func (p *Process) reload(ctx context.Context, reasons []Reason) error {
-	before, _, err := p.Reloads()
+	before, failed, err := p.Reloads()
 	if err != nil {
 		return err
 	}
@@ -77,7 +83,7 @@ func (p *Process) reload(ctx context.Context, reasons []Reason) error {
 	if err := p.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
 		return err
 	}
-	if err := p.waitForWorker(ctx, before); err != nil {
+	if err := p.waitForWorker(ctx, before, failed); err != nil {
 		return err
 	}
 	kind := "unknown"
@@ -110,10 +116,12 @@ func (p *Process) Reloads() (reloads, failed int, err error) {
 }
 
 // waitForWorker waits until the master reports more than before reloads
-// (before -1: any) and a worker runs.
-func (p *Process) waitForWorker(ctx context.Context, before int) error {
+// (before -1: any) and a worker runs, or more than failedBefore failed
+// reloads in a row (errLoadingFailed). Both counts are read before the
+// reload is asked for: a small configuration fails to load in
+// milliseconds.
+func (p *Process) waitForWorker(ctx context.Context, before, failedBefore int) error {
 	deadline := time.Now().Add(60 * time.Second)
-	_, failedBefore, _ := p.Reloads()
 	for time.Now().Before(deadline) {
 		select {
 		case <-ctx.Done():
@@ -127,7 +135,7 @@ func (p *Process) waitForWorker(ctx context.Context, before int) error {
 			continue
 		}
 		if before >= 0 && failed > failedBefore {
-			return errors.New("HAProxy could not load the configuration; the previous workers keep serving")
+			return errLoadingFailed
 		}
 		if n > before {
 			if out, err := p.master("show proc"); err == nil && strings.Contains(out, "worker") {

@@ -250,29 +250,41 @@ func (p *Process) Tick(ctx context.Context) error {
 	return err
 }
 
-// load checks the held configuration and starts or reloads HAProxy with
-// it, now or (StepLoadWhenDue) if RELOAD_INTERVAL has passed since the
-// last load.
+// load starts or reloads HAProxy with the held configuration, now or
+// (StepLoadWhenDue) if RELOAD_INTERVAL has passed since the last load. A
+// first configuration is checked with haproxy -c before HAProxy starts (a
+// master that cannot load its first configuration exits). A reload is not
+// checked first: the master parses the files once, and when it cannot load
+// them it keeps the previous workers serving; only then does haproxy -c
+// say why, so that a refusal costs one more parse and a load none.
 func (p *Process) load(ctx context.Context, step Step) error {
 	if p.held == nil || step == StepLoadWhenDue && p.cfg.Now().Sub(p.lastLoad) < p.cfg.ReloadInterval {
 		return nil
 	}
 	out := p.held
 	p.held = nil
-	if err := p.check(); err != nil {
-		p.metrics.reloadFailures.Inc()
-		p.setState(p.state.Refused())
-		p.restore(out)
-		return fmt.Errorf("HAProxy refuses the new configuration (the previous one keeps serving): %w", err)
-	}
-	p.recordLoaded(out.Files)
-	p.loadedUnchecked(out.unchecked())
 	var err error
 	if !p.state.Started {
+		if err := p.check(); err != nil {
+			return p.refused(out, err)
+		}
+		p.recordLoaded(out.Files)
+		p.loadedUnchecked(out.unchecked())
 		err = p.startHAProxy(ctx)
 	} else {
 		p.saveServerState(ctx, out.slots())
-		if err = p.reload(ctx, out.Reasons); err == nil {
+		err = p.reload(ctx, out.Reasons)
+		var refused *RefusedError
+		if errors.Is(err, errLoadingFailed) {
+			if cerr := p.check(); errors.As(cerr, &refused) {
+				return p.refused(out, cerr)
+			} else if cerr != nil {
+				err = fmt.Errorf("%w (and haproxy -c could not say why: %w)", err, cerr)
+			}
+		}
+		p.recordLoaded(out.Files)
+		p.loadedUnchecked(out.unchecked())
+		if err == nil {
 			p.metrics.certificateUpdates.WithLabelValues(CertificateUpdateReload).Add(float64(certificateLoads(out.Certificates)))
 		}
 	}
@@ -286,6 +298,15 @@ func (p *Process) load(ctx context.Context, step Step) error {
 	err = p.disableHealthChecks()
 	p.setState(p.state.Loaded(err == nil))
 	return err
+}
+
+// refused records that HAProxy refused the configuration out (err says
+// why) and puts the files it changed back as HAProxy last loaded them.
+func (p *Process) refused(out *Output, err error) error {
+	p.metrics.reloadFailures.Inc()
+	p.setState(p.state.Refused())
+	p.restore(out)
+	return fmt.Errorf("HAProxy refuses the new configuration (the previous one keeps serving): %w", err)
 }
 
 // Exited is closed when the HAProxy master started last exits (nil before

@@ -133,7 +133,8 @@ func (s State) ProcessStarted() State {
 	return s
 }
 
-// Refused: haproxy -c refused the held configuration. The last good files
+// Refused: HAProxy refused the held configuration (haproxy -c before a
+// start, the master on a reload). The last good files
 // are written back; the held configuration is forgotten.
 func (s State) Refused() State { return s.forget() }
 
