@@ -447,11 +447,18 @@ func assignSlots(def *backendDefaults, rt *router.Route, in backendInput, weight
 
 // placeEndpoints puts one service's endpoints into its slots: those that
 // held them in prev keep their places, the others take free slots from the
-// lowest (in random order with shuffle). Slots left free are disabled, and
-// keep the protocol of the service's endpoints (or the one they had), so
-// that a service scaling to zero and back needs no reload.
+// lowest (in random order with shuffle). A slot whose endpoint leaves in
+// this change is not given another endpoint in the same change: HAProxy
+// returns a connection that was busy when a server's address changed to
+// the server's idle connections and reuses it, so requests would keep
+// reaching the endpoint that left. Disabled for at least one change, the
+// slot gets no requests while its requests in progress finish; new
+// endpoints take slots that were free already, or new slots at the end.
+// Slots left free are disabled, and keep the protocol of the service's
+// endpoints (or the one they had), so that a service scaling to zero and
+// back needs no reload.
 func placeEndpoints(prev []ServerData, eps []router.Endpoint, weight int32, shuffle bool, term routecore.TLSTerminationType) []ServerData {
-	size := max(minSlots, len(prev), len(eps))
+	size := max(minSlots, len(prev))
 	slots := make([]ServerData, size)
 	filled := make([]bool, size)
 	where := make(map[netip.AddrPort]int, len(prev))
@@ -483,10 +490,18 @@ func placeEndpoints(prev []ServerData, eps []router.Endpoint, weight int32, shuf
 	if shuffle {
 		rand.Shuffle(len(rest), func(a, b int) { rest[a], rest[b] = rest[b], rest[a] })
 	}
+	// Slots whose endpoint leaves now stay disabled.
+	vacated := make([]bool, size)
+	for j, s := range prev {
+		vacated[j] = s.Enabled && !filled[j]
+	}
 	next := 0
 	for _, s := range rest {
-		for filled[next] {
+		for next < len(slots) && (filled[next] || vacated[next]) {
 			next++
+		}
+		if next == len(slots) {
+			slots, filled, vacated = append(slots, ServerData{}), append(filled, false), append(vacated, false)
 		}
 		slots[next], filled[next] = s, true
 	}

@@ -119,33 +119,43 @@ func TestRenderIncrementalEndpoints(t *testing.T) {
 		reload  bool
 		servers []runtime.ServerUpdate
 	}{
+		// A slot whose endpoint leaves stays disabled for this change: the
+		// newcomer takes a new slot (HAProxy would reuse a connection to
+		// the old address that was busy during the change).
 		{"an endpoint replaced", []string{"10.0.3.1", "10.7.7.7"}, false,
-			[]runtime.ServerUpdate{{Backend: "be_http:ns3:r3", Server: "s1", Address: "10.7.7.7", Port: 8080, Weight: 1, Enabled: true, Checked: true}}},
-		// Beyond its slots a service grows by servers the runtime API adds,
-		// with the options default-server gives the others.
-		{"scaled up: servers added", []string{"10.0.3.1", "10.7.7.7", "10.7.7.8", "10.7.7.9"}, false,
 			[]runtime.ServerUpdate{
-				{Backend: "be_http:ns3:r3", Server: "s2", Address: "10.7.7.8", Port: 8080, Weight: 1, Enabled: true, Checked: true,
-					Add: true, Options: "check inter 5000ms", CookieKey: dynamicCookieKey},
+				{Backend: "be_http:ns3:r3", Server: "s1", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
+				{Backend: "be_http:ns3:r3", Server: "s2", Address: "10.7.7.7", Port: 8080, Weight: 1, Enabled: true, Checked: true,
+					Add: true, Options: "check inter 5000ms", CookieKey: dynamicCookieKey}}},
+		// Slots free before the change are filled first; beyond them a
+		// service grows by servers the runtime API adds, with the options
+		// default-server gives the others.
+		{"scaled up: a free slot, then servers added", []string{"10.0.3.1", "10.7.7.7", "10.7.7.8", "10.7.7.9"}, false,
+			[]runtime.ServerUpdate{
+				{Backend: "be_http:ns3:r3", Server: "s1", Address: "10.7.7.8", Port: 8080, Weight: 1, Enabled: true, Checked: true},
 				{Backend: "be_http:ns3:r3", Server: "s3", Address: "10.7.7.9", Port: 8080, Weight: 1, Enabled: true, Checked: true,
 					Add: true, Options: "check inter 5000ms", CookieKey: dynamicCookieKey}}},
 		{"scaled down: the others stay in their slots", []string{"10.7.7.7", "10.7.7.9"}, false,
 			[]runtime.ServerUpdate{
 				{Backend: "be_http:ns3:r3", Server: "s0", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
-				{Backend: "be_http:ns3:r3", Server: "s2", Address: placeholderAddress, Port: placeholderPort, Weight: 1}}},
-		{"new endpoints fill free slots first", []string{"10.7.7.1", "10.7.7.2", "10.7.7.3", "10.7.7.4", "10.7.7.5"}, false,
+				{Backend: "be_http:ns3:r3", Server: "s1", Address: placeholderAddress, Port: placeholderPort, Weight: 1}}},
+		{"all replaced: free slots first, the replaced ones stay disabled", []string{"10.7.7.1", "10.7.7.2", "10.7.7.3", "10.7.7.4", "10.7.7.5"}, false,
 			[]runtime.ServerUpdate{
 				{Backend: "be_http:ns3:r3", Server: "s0", Address: "10.7.7.1", Port: 8080, Weight: 1, Enabled: true, Checked: true},
 				{Backend: "be_http:ns3:r3", Server: "s1", Address: "10.7.7.2", Port: 8080, Weight: 1, Enabled: true, Checked: true},
-				{Backend: "be_http:ns3:r3", Server: "s2", Address: "10.7.7.3", Port: 8080, Weight: 1, Enabled: true, Checked: true},
-				{Backend: "be_http:ns3:r3", Server: "s3", Address: "10.7.7.4", Port: 8080, Weight: 1, Enabled: true, Checked: true},
-				{Backend: "be_http:ns3:r3", Server: "s4", Address: "10.7.7.5", Port: 8080, Weight: 1, Enabled: true, Checked: true,
+				{Backend: "be_http:ns3:r3", Server: "s2", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
+				{Backend: "be_http:ns3:r3", Server: "s3", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
+				{Backend: "be_http:ns3:r3", Server: "s4", Address: "10.7.7.3", Port: 8080, Weight: 1, Enabled: true, Checked: true,
+					Add: true, Options: "check inter 5000ms", CookieKey: dynamicCookieKey},
+				{Backend: "be_http:ns3:r3", Server: "s5", Address: "10.7.7.4", Port: 8080, Weight: 1, Enabled: true, Checked: true,
+					Add: true, Options: "check inter 5000ms", CookieKey: dynamicCookieKey},
+				{Backend: "be_http:ns3:r3", Server: "s6", Address: "10.7.7.5", Port: 8080, Weight: 1, Enabled: true, Checked: true,
 					Add: true, Options: "check inter 5000ms", CookieKey: dynamicCookieKey}}},
 		{"scaled down in the larger slot count", []string{"10.7.7.1", "10.7.7.2"}, false,
 			[]runtime.ServerUpdate{
-				{Backend: "be_http:ns3:r3", Server: "s2", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
-				{Backend: "be_http:ns3:r3", Server: "s3", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
-				{Backend: "be_http:ns3:r3", Server: "s4", Address: placeholderAddress, Port: placeholderPort, Weight: 1}}},
+				{Backend: "be_http:ns3:r3", Server: "s4", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
+				{Backend: "be_http:ns3:r3", Server: "s5", Address: placeholderAddress, Port: placeholderPort, Weight: 1},
+				{Backend: "be_http:ns3:r3", Server: "s6", Address: placeholderAddress, Port: placeholderPort, Weight: 1}}},
 		// OpenShift's router health-checks no lone endpoint: the runtime
 		// API turns its checks off, without a reload.
 		{"down to one endpoint", []string{"10.7.7.1"}, false,
@@ -376,20 +386,24 @@ func TestRenderShuffleEndpoints(t *testing.T) {
 		if len(more) != 30 || !slices.Equal(more[:20], order) || !sameSet(more[20:], added) {
 			t.Fatalf("grown: servers %v; want %v then a permutation of %v", more, order, added)
 		}
-		// Five replaced: the others stay, the newcomers take the freed slots.
+		// Five replaced: the others stay, the freed slots stay disabled for
+		// this change and the newcomers take new slots.
 		snap = nextSnapshot(snap, nil, map[string]*router.ServiceEndpoints{"ns/web": replaced})
 		last := serverOrder(t, mustRender(t, r, snap), "be_http:ns:r")
-		var freed []string
+		if len(last) != 35 {
+			t.Fatalf("replaced: servers %v, want 35 slots", last)
+		}
+		free := fmt.Sprintf("%s:%d", placeholderAddress, placeholderPort)
 		for i, ep := range more {
 			switch {
-			case slices.Contains(gone, ep):
-				freed = append(freed, last[i])
-			case last[i] != ep:
+			case slices.Contains(gone, ep) && last[i] != free:
+				t.Errorf("replaced: slot s%d holds %s, want it free (it held %s)", i, last[i], ep)
+			case !slices.Contains(gone, ep) && last[i] != ep:
 				t.Errorf("replaced: slot s%d holds %s, held %s before", i, last[i], ep)
 			}
 		}
-		if len(last) != 30 || !sameSet(freed, came) {
-			t.Errorf("replaced: servers %v; the freed slots hold %v, want a permutation of %v", last, freed, came)
+		if !sameSet(last[30:], came) {
+			t.Errorf("replaced: servers %v; the new slots hold %v, want a permutation of %v", last, last[30:], came)
 		}
 		return order, more[20:]
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -522,4 +523,48 @@ func childPids(t *testing.T, pid int) []int {
 		}
 	}
 	return out
+}
+
+// TestTrafficEndpointReplacedDuringARequest: an endpoint replaced by
+// another while a request to it is in progress. HAProxy keeps the
+// connection that request used, and reuses it for its server slot
+// whatever address the slot has then; so the newcomer gets another slot,
+// and every later request, on the same kept-alive client connection too,
+// reaches the new endpoint, without a reload.
+func TestTrafficEndpointReplacedDuringARequest(t *testing.T) {
+	r := newTrafficRouter(t)
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	old := newBackend(t, "old", func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/slow" {
+			started <- struct{}{}
+			<-release
+		}
+		fmt.Fprint(w, "old")
+	}, nil)
+	replacement := newBackend(t, "new", nil, nil)
+	r.endpoints("ns", "web", old)
+	r.route(rt("ns", "web", "web.example.com", 1, toService("web")))
+	r.start()
+	client := r.client(clientOptions{keepAlive: true})
+	for range 3 {
+		wantServed(t, "web.example.com before the change", fetch(client, "http://web.example.com/"), "old")
+	}
+	reloads := r.reloads()
+
+	slow := make(chan reply, 1)
+	go func() { slow <- fetch(client, "http://web.example.com/slow") }()
+	<-started
+	r.endpoints("ns", "web", replacement)
+	r.publish()
+	r.servedBy("web.example.com", "/", "new")
+	close(release)
+	wantServed(t, "the request in progress during the change", <-slow, "old")
+
+	for i := range 5 {
+		wantServed(t, fmt.Sprintf("request %d on the kept-alive connection after the change", i+1),
+			fetch(client, "http://web.example.com/"), "new")
+	}
+	if n := r.reloads(); n != reloads {
+		t.Errorf("the endpoint change took %d reloads, want 0", n-reloads)
+	}
 }
