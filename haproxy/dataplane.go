@@ -175,7 +175,7 @@ func (d *DataPlane) newLoop(ctx context.Context) *loop {
 	l.retry.Stop() // it runs while the latest snapshot fails to apply
 	l.stops = append(l.stops, func() { l.retry.Stop() })
 	if l.ticks == nil {
-		tick := time.NewTicker(d.cfg.ReloadInterval)
+		tick := time.NewTicker(tickPeriod(d.cfg.ReloadInterval))
 		l.ticks, l.stops = tick.C, append(l.stops, tick.Stop)
 	}
 	if d.renderer.WatchesFiles() {
@@ -183,6 +183,19 @@ func (d *DataPlane) newLoop(ctx context.Context) *loop {
 		l.files, l.stops = t.C, append(l.stops, t.Stop)
 	}
 	return l
+}
+
+// tickPeriod is how often a held configuration is looked at: a tenth of
+// RELOAD_INTERVAL, at least 50ms and at most the interval, so that it
+// loads at most that long after the interval has passed. Ticking once per
+// interval would hold a change made just after a load for nearly two
+// intervals.
+func tickPeriod(interval time.Duration) time.Duration {
+	const least = 50 * time.Millisecond
+	if interval <= least {
+		return least
+	}
+	return max(interval/10, least)
 }
 
 func (l *loop) stop() {

@@ -111,3 +111,20 @@ func TestProcessServes(t *testing.T) {
 		t.Errorf("unknown host: %d, want 503", code)
 	}
 }
+
+func TestTickPeriod(t *testing.T) {
+	cases := []struct {
+		interval, want time.Duration
+	}{
+		{5 * time.Second, 500 * time.Millisecond},
+		{time.Minute, 6 * time.Second},
+		{200 * time.Millisecond, 50 * time.Millisecond},
+		{50 * time.Millisecond, 50 * time.Millisecond},
+		{0, 50 * time.Millisecond},
+	}
+	for _, c := range cases {
+		if got := tickPeriod(c.interval); got != c.want {
+			t.Errorf("tickPeriod(%v) = %v, want %v", c.interval, got, c.want)
+		}
+	}
+}
