@@ -490,18 +490,16 @@ func placeEndpoints(prev []ServerData, eps []router.Endpoint, weight int32, shuf
 	if shuffle {
 		rand.Shuffle(len(rest), func(a, b int) { rest[a], rest[b] = rest[b], rest[a] })
 	}
-	// Slots whose endpoint leaves now stay disabled.
-	vacated := make([]bool, size)
-	for j, s := range prev {
-		vacated[j] = s.Enabled && !filled[j]
-	}
+	// A slot enabled in prev is kept (filled) or its endpoint leaves now:
+	// either way it takes no newcomer.
+	taken := func(j int) bool { return filled[j] || j < len(prev) && prev[j].Enabled }
 	next := 0
 	for _, s := range rest {
-		for next < len(slots) && (filled[next] || vacated[next]) {
+		for next < len(slots) && taken(next) {
 			next++
 		}
 		if next == len(slots) {
-			slots, filled, vacated = append(slots, ServerData{}), append(filled, false), append(vacated, false)
+			slots, filled = append(slots, ServerData{}), append(filled, false)
 		}
 		slots[next], filled[next] = s, true
 	}

@@ -265,29 +265,26 @@ func (p *Process) load(ctx context.Context, step Step) error {
 	p.held = nil
 	var err error
 	if !p.state.Started {
-		if err := p.check(); err != nil {
-			return p.refused(out, err)
+		if cerr := p.check(); cerr != nil {
+			return p.refused(out, cerr)
 		}
-		p.recordLoaded(out.Files)
-		p.loadedUnchecked(out.unchecked())
 		err = p.startHAProxy(ctx)
 	} else {
 		p.saveServerState(ctx, out.slots())
-		err = p.reload(ctx, out.Reasons)
-		var refused *RefusedError
-		if errors.Is(err, errLoadingFailed) {
+		switch err = p.reload(ctx, out.Reasons); {
+		case err == nil:
+			p.metrics.certificateUpdates.WithLabelValues(CertificateUpdateReload).Add(float64(certificateLoads(out.Certificates)))
+		case errors.Is(err, errLoadingFailed):
+			var refused *RefusedError
 			if cerr := p.check(); errors.As(cerr, &refused) {
 				return p.refused(out, cerr)
 			} else if cerr != nil {
 				err = fmt.Errorf("%w (and haproxy -c could not say why: %w)", err, cerr)
 			}
 		}
-		p.recordLoaded(out.Files)
-		p.loadedUnchecked(out.unchecked())
-		if err == nil {
-			p.metrics.certificateUpdates.WithLabelValues(CertificateUpdateReload).Add(float64(certificateLoads(out.Certificates)))
-		}
 	}
+	p.recordLoaded(out.Files)
+	p.loadedUnchecked(out.unchecked())
 	if err != nil {
 		// HAProxy may run an older configuration than the files on disk:
 		// the next attempt reloads them.

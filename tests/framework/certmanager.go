@@ -112,11 +112,7 @@ const (
 func (cp *ControlPlane) InstallCertManagerCRDs(t testing.TB) {
 	t.Helper()
 	RequireTools(t, cp.BinDir, filepath.Join(certManagerCRDs, certManagerLastCRD))
-	// kubectl reads a directory named through a symbolic link as a file.
-	dir, err := filepath.EvalSymlinks(filepath.Join(cp.BinDir, certManagerCRDs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := cp.certManagerCRDDir(t)
 	if out, err := cp.kubectl("apply", "--server-side", "--force-conflicts", "-f", dir); err != nil {
 		t.Fatalf("installing cert-manager's CRDs from %s: %v\n%s", dir, err, out)
 	}
@@ -128,6 +124,26 @@ func (cp *ControlPlane) InstallCertManagerCRDs(t testing.TB) {
 		}
 		return nil
 	})
+}
+
+// DeleteCertManagerCRDs deletes cert-manager's CRDs (and so every object
+// of their kinds) from the API server.
+func (cp *ControlPlane) DeleteCertManagerCRDs(t testing.TB) {
+	t.Helper()
+	if out, err := cp.kubectl("delete", "--ignore-not-found", "-f", cp.certManagerCRDDir(t)); err != nil {
+		t.Logf("deleting cert-manager's CRDs: %v\n%s", err, out)
+	}
+}
+
+// certManagerCRDDir is the directory of cert-manager's CRDs: bin/ holds a
+// symbolic link to it, which kubectl would read as a file.
+func (cp *ControlPlane) certManagerCRDDir(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(filepath.Join(cp.BinDir, certManagerCRDs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func (cp *ControlPlane) ensureNamespace(name string) error {

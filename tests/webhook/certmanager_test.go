@@ -2,16 +2,11 @@ package webhook
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/routeshift/routeshift/tests/framework"
 )
-
-// certManagerCRDs is the directory of cert-manager's CRDs that make tools
-// puts in bin/.
-const certManagerCRDs = "cert-manager-crds-v1.21.2"
 
 // edgeRoute is a Route manifest with the given annotation lines (each
 // "key: value") and spec lines after host and to.
@@ -120,12 +115,7 @@ func TestCertManagerIssuerWarnings(t *testing.T) {
 	}
 
 	cp.InstallCertManagerCRDs(t)
-	t.Cleanup(func() {
-		// bin/ holds a link to the directory, which kubectl reads as a file.
-		if crds, err := filepath.EvalSymlinks(filepath.Join(cp.BinDir, certManagerCRDs)); err == nil {
-			_, _, _ = cp.Kubectl(t, "delete", "-f", crds, "--ignore-not-found")
-		}
-	})
+	t.Cleanup(func() { cp.DeleteCertManagerCRDs(t) })
 	// The webhook finds the new API when it next looks: wait for the
 	// warning about the missing Issuer (dry runs store nothing).
 	issuer := []string{`cert-manager.io/issuer: ca`}
