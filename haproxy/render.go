@@ -33,6 +33,8 @@ type Renderer struct {
 	backend     backendDefaults
 	tmpl        *template.Template
 	defaultCert *defaultCertificate
+	// standby are the standby backends (nil without them).
+	standby *standbySet
 
 	// refused are the routes HAProxy refused (Refuse), by key.
 	refused map[string]refusal
@@ -120,6 +122,8 @@ func NewRenderer(cfg dataplane.Config) (*Renderer, error) {
 		if err := r.tryTemplates(); err != nil {
 			return nil, fmt.Errorf("TEMPLATE_FILE %s: %w", cfg.TemplateFile, err)
 		}
+	} else if r.standby, err = newStandbySet(&r.backend, cfg.StandbyBackends, r.tmpl); err != nil {
+		return nil, err
 	}
 	for i := range r.backends {
 		r.backends[i].fragments = map[string][]byte{}
@@ -204,11 +208,14 @@ func (r *Renderer) Render(snap router.Snapshot) (*runtime.Output, error) {
 		next.delete(destCAFile)
 	}
 	setClientAuthFiles(next, clientCA, clientCRLs)
-	reasons, servers, certificates := r.makeCurrent(updates, removed, next)
+	if r.standby != nil {
+		next.set(standbyFile, runtime.File{Data: r.standby.text, Mode: 0o644})
+	}
+	reasons, servers, certificates, standby := r.makeCurrent(updates, removed, next)
 	r.rendered, r.version, r.defaultCA = true, snap.Version, defaultCA
 	clear(r.redo)
 	out := r.output(next, reasons, servers)
-	out.Certificates = certificates
+	out.Certificates, out.Standby, out.StandbyBackends = certificates, standby, r.standby.backends()
 	return out, nil
 }
 
@@ -513,14 +520,17 @@ func (r *Renderer) forwardedOverride(rt *router.Route) string {
 
 // makeCurrent makes the rendered routes current, writing the files into next,
 // and decides whether HAProxy must reload: it returns the reasons, or the
-// server updates the runtime API applies instead, and the certificate
-// updates (applied through the runtime API, or loaded by the reload).
-func (r *Renderer) makeCurrent(updates map[string]*routeRender, removed []string, next *fileEdit) ([]runtime.Reason, []runtime.ServerUpdate, []runtime.CertificateUpdate) {
+// server updates the runtime API applies instead, the certificate
+// updates (applied through the runtime API, or loaded by the reload) and,
+// with a reload, the new routes standby backends can serve until then.
+func (r *Renderer) makeCurrent(updates map[string]*routeRender, removed []string, next *fileEdit) (
+	[]runtime.Reason, []runtime.ServerUpdate, []runtime.CertificateUpdate, []runtime.StandbyRoute) {
 	first := len(r.files) == 0
 	crtKeys := r.crtListKeys(updates, removed)
 	crtBefore := r.crtListValues(crtKeys)
 	var backends []runtime.Reason
 	var servers []runtime.ServerUpdate
+	var added []string
 	for _, k := range removed {
 		if !first {
 			backends = append(backends, runtime.Reason{Kind: ReasonBackendRemoved, Subject: "backend " + r.routes[k].backend.Name})
@@ -540,6 +550,9 @@ func (r *Renderer) makeCurrent(updates map[string]*routeRender, removed []string
 		if prev == nil || prev.route != rr.route {
 			r.fresh[k] = rr.route
 		}
+		if prev == nil {
+			added = append(added, k)
+		}
 		if rr.unservable != "" && (prev == nil || prev.route != rr.route || prev.unservable != rr.unservable) {
 			r.unservable = append(r.unservable, Unservable{Route: rr.route, Message: rr.unservable})
 		}
@@ -550,16 +563,17 @@ func (r *Renderer) makeCurrent(updates map[string]*routeRender, removed []string
 	}
 	r.printTouched(next)
 	if first {
-		return []runtime.Reason{{Kind: ReasonFirstConfiguration}}, nil, nil
+		return []runtime.Reason{{Kind: ReasonFirstConfiguration}}, nil, nil, nil
 	}
 	certs := r.certificateUpdates(crtKeys, crtBefore, r.crtListValues(crtKeys), next)
 	if reasons := r.reloadReasons(backends, next); len(reasons) > 0 {
-		return reasons, nil, certs
+		slices.Sort(added)
+		return reasons, nil, certs, r.standbyRoutes(added)
 	}
 	slices.SortFunc(servers, func(a, b runtime.ServerUpdate) int {
 		return cmp.Or(strings.Compare(a.Backend, b.Backend), compareSlot(a.Server, b.Server))
 	})
-	return nil, servers, certs
+	return nil, servers, certs, nil
 }
 
 // change is what it takes to go from a route's rendering prev (nil for a

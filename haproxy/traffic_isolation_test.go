@@ -66,6 +66,7 @@ func TestTrafficIsolatesARefusedRoute(t *testing.T) {
 	r.route(rt("other", "later", "later.example.com", 3, toService("web")))
 	r.publish()
 	r.servedBy("later.example.com", "/", "web")
+	r.waitOwnBackends() // a standby backend may serve it before the reload
 	if x := fetch(r.client(clientOptions{}), "https://weak.example.com/"); x.err != nil || x.code != 503 {
 		t.Errorf("https://weak.example.com/: %v, want 503 (the refused route keeps its host, closed)", x)
 	}

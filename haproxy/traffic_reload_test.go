@@ -431,7 +431,9 @@ func (r *trafficRouter) tick() {
 // with a single reload. The interval is measured on a clock the test moves.
 func TestTrafficReloadInterval(t *testing.T) {
 	const interval = time.Minute
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ReloadInterval = interval })
+	// Without standby backends, which would serve the new routes before
+	// the reload (TestTrafficStandbyBackends).
+	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ReloadInterval, d.StandbyBackends = interval, 0 })
 	clock := r.withFakeClock()
 	web := newBackend(t, "web", nil, nil)
 	r.endpoints("ns", "web", web)

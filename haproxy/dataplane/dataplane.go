@@ -132,6 +132,11 @@ type Config struct {
 	MutualTLSAuthFilter string
 
 	ReloadInterval time.Duration
+	// StandbyBackends is how many standby backends of each kind the
+	// configuration declares, from which HAProxy serves new routes until
+	// the reload that loads their own backends (0: none; see
+	// runtime.StandbyRoute). Not with TemplateFile.
+	StandbyBackends int
 }
 
 // TLSVersions are the TLS versions clients may be held to (SSL_MIN_VERSION

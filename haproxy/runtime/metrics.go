@@ -16,6 +16,7 @@ type Metrics struct {
 	runtimeFailures    prometheus.Counter
 	restarts           prometheus.Counter
 	certificateUpdates *prometheus.CounterVec
+	standbyRoutes      prometheus.Counter
 }
 
 // The ways a certificate update reaches HAProxy: the method label of
@@ -61,6 +62,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "routeshift_router_certificate_updates_total",
 			Help: "Certificates HAProxy loaded while it ran (renewed, rotated, added): through the runtime API, or by a reload that was due anyway or replaced a refused runtime update.",
 		}, []string{"method"}),
+		standbyRoutes: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "routeshift_router_standby_routes_total",
+			Help: "New routes HAProxy served from a standby backend until the reload that loaded their own.",
+		}),
 	}
 	for _, method := range []string{CertificateUpdateRuntime, CertificateUpdateReload} {
 		m.certificateUpdates.WithLabelValues(method)
@@ -69,7 +74,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		return m, nil
 	}
 	for _, c := range []prometheus.Collector{m.reloadSeconds, m.writeConfigSeconds, m.reloadFailures, m.reloads,
-		m.runtimeUpdates, m.runtimeFailures, m.restarts, m.certificateUpdates} {
+		m.runtimeUpdates, m.runtimeFailures, m.restarts, m.certificateUpdates, m.standbyRoutes} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

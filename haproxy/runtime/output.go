@@ -41,6 +41,12 @@ type Output struct {
 	// them: without Reasons it applies them; with Reasons the reload
 	// loads them from the files, and they are only counted.
 	Certificates []CertificateUpdate
+	// Standby, with Reasons, are the new routes the running HAProxy can
+	// serve from standby backends until the reload (see StandbyRoute).
+	Standby []StandbyRoute
+	// StandbyBackends are the standby backends the configuration declares,
+	// by kind: all free once HAProxy loads it.
+	StandbyBackends map[string][]string
 	// ConfigArgs are the -f arguments for haproxy, relative to the working
 	// directory, in order.
 	ConfigArgs []string

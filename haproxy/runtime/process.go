@@ -84,6 +84,8 @@ type Process struct {
 	unchecked  map[string]bool // its enabled slots without health checks
 	configArgs []string
 	lastLoad   time.Time
+	// standby are the standby backends of the configuration HAProxy runs.
+	standby standbyPool
 }
 
 // New returns a Process that records its metrics in m.
@@ -175,6 +177,7 @@ func (p *Process) writeAndServe(ctx context.Context, out *Output, complete bool)
 	state, step := p.state.Written(out.Reload(), complete)
 	p.setState(state)
 	if step != StepRuntimeAPI {
+		p.serveStandby(ctx, out.Standby)
 		p.held = out
 		if step == StepLoadWhenDue && p.cfg.Now().Sub(p.lastLoad) < p.cfg.ReloadInterval {
 			logf.FromContext(ctx).WithName("haproxy").V(1).Info("a reload is due; held until RELOAD_INTERVAL has passed since the last one",
@@ -207,7 +210,7 @@ func (p *Process) writeAndServe(ctx context.Context, out *Output, complete bool)
 	// The files on disk are right; HAProxy is not: load them.
 	p.metrics.runtimeFailures.Inc()
 	p.held = &Output{Files: out.Files, Reasons: []Reason{{Kind: reason}}, ConfigArgs: out.ConfigArgs,
-		Unchecked: out.Unchecked, Slots: out.Slots, Certificates: certificates}
+		Unchecked: out.Unchecked, Slots: out.Slots, Certificates: certificates, StandbyBackends: out.StandbyBackends}
 	state, step = p.state.RuntimeRefused(complete)
 	p.setState(state)
 	if ferr := p.load(ctx, step); ferr != nil {
@@ -287,11 +290,14 @@ func (p *Process) load(ctx context.Context, step Step) error {
 	p.loadedUnchecked(out.unchecked())
 	if err != nil {
 		// HAProxy may run an older configuration than the files on disk:
-		// the next attempt reloads them.
+		// the next attempt reloads them, and no standby backend is used
+		// until then.
+		p.standby.reset(nil)
 		p.metrics.reloadFailures.Inc()
 		p.setState(p.state.LoadFailed())
 		return err
 	}
+	p.standby.reset(out.StandbyBackends)
 	err = p.disableHealthChecks()
 	p.setState(p.state.Loaded(err == nil))
 	return err
@@ -329,6 +335,7 @@ func (p *Process) Restart(ctx context.Context) error {
 	if err := p.startHAProxy(ctx); err != nil {
 		return err
 	}
+	p.standby.reset(p.standby.loaded)
 	if err := p.disableHealthChecks(); err != nil {
 		logf.FromContext(ctx).WithName("haproxy").Error(err, "turning off health checks of lone endpoints")
 	}

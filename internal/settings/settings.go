@@ -583,6 +583,12 @@ var Table = []Setting{
 		Parse: interval(func(c *Config) *time.Duration { return &c.DataPlane.ReloadInterval }, "5s"),
 	},
 	{
+		Env: "ROUTER_BLUEPRINT_ROUTE_POOL_SIZE", Flag: "standby-backends", Default: "10", Example: "50",
+		Help: "standby backends of each kind (plain HTTP, HTTP with a secure cookie, TCP) from which HAProxy serves new routes " +
+			"without annotations or certificates of their own at once, until the reload that loads their own backends; 0 turns them off (as does TEMPLATE_FILE)",
+		Parse: integer(func(c *Config) *int { return &c.DataPlane.StandbyBackends }, 0, 1000, "a whole number from 0 to 1000"),
+	},
+	{
 		Env: "RESYNC_INTERVAL", Flag: "resync-interval", Default: "30m", Example: "10m",
 		Help:  "how often the router looks at every object again: each Route's status entry is checked and written again if someone else changed or removed it",
 		Parse: interval(func(c *Config) *time.Duration { return &c.Router.ResyncInterval }, "30m"),
@@ -609,10 +615,9 @@ var Superseded = map[string]string{
 	"DROP_SYN_DURING_RESTART":              "reloads pass the listening sockets to the new process; no connection is refused",
 	"ROUTER_HAPROXY_CONFIG_MANAGER":        "endpoint changes always go through HAProxy's runtime API",
 	"COMMIT_INTERVAL":                      "endpoint changes always go through HAProxy's runtime API; RELOAD_INTERVAL bounds reloads",
-	"ROUTER_BLUEPRINT_ROUTE_NAMESPACE":     "there are no blueprint routes: server slots are sized per route",
-	"ROUTER_BLUEPRINT_ROUTE_LABELS":        "there are no blueprint routes: server slots are sized per route",
-	"ROUTER_BLUEPRINT_ROUTE_POOL_SIZE":     "there are no blueprint routes: server slots are sized per route",
-	"ROUTER_MAX_DYNAMIC_SERVERS":           "there are no blueprint routes: server slots are sized per route",
+	"ROUTER_BLUEPRINT_ROUTE_NAMESPACE":     "there are no blueprint routes: standby backends (ROUTER_BLUEPRINT_ROUTE_POOL_SIZE) take the router's defaults",
+	"ROUTER_BLUEPRINT_ROUTE_LABELS":        "there are no blueprint routes: standby backends (ROUTER_BLUEPRINT_ROUTE_POOL_SIZE) take the router's defaults",
+	"ROUTER_MAX_DYNAMIC_SERVERS":           "server slots are sized per route, and the runtime API adds servers as services grow",
 	"ROUTER_GRACEFUL_SHUTDOWN_DELAY":       "ROUTER_DRAIN_SECONDS sets how long a stopping router serves on (45 by default, as OpenShift's delay)",
 }
 
