@@ -5,6 +5,11 @@
 // serves its ACME directory over TLS, and cert-manager's HTTP-01 solver
 // answers challenges. It talks to them only through the API server, HTTP and
 // the files they write.
+//
+// kube-controller-manager runs beside the API server: cert-manager relies on
+// its garbage collector to delete the ACME Order of a CertificateRequest it
+// replaced by one of the same name, which otherwise waits for that Order
+// forever.
 package certmanager
 
 import (
@@ -14,4 +19,6 @@ import (
 	"github.com/routeshift/routeshift/tests/framework"
 )
 
-func TestMain(m *testing.M) { os.Exit(framework.Main(m)) }
+func TestMain(m *testing.M) {
+	os.Exit(framework.MainWith(m, framework.Options{ControllerManager: true}))
+}
