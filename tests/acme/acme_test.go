@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	cmacme "github.com/cert-manager/cert-manager/pkg/apis/acme/v1"
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -54,15 +55,19 @@ func TestCertificatesThroughTheRouter(t *testing.T) {
 	})
 	cm := certManagerClient(t, cp)
 
-	t.Run("ACME HTTP-01 on a Redirect route", func(t *testing.T) { testACMERedirect(t, cp, r, p) })
+	t.Run("ACME HTTP-01 on a Redirect route", func(t *testing.T) { testACMERedirect(t, cp, cm, r, p) })
 	t.Run("renewal without a reload", func(t *testing.T) { testRenewal(t, cp, cm) })
 }
 
-// certManagerClient is a client that knows cert-manager's types.
+// certManagerClient is a client that knows cert-manager's types, ACME
+// Orders included.
 func certManagerClient(t *testing.T, cp *framework.ControlPlane) client.Client {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	if err := cmapi.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmacme.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
 	c, err := client.New(cp.Config, client.Options{Scheme: scheme})
@@ -77,8 +82,8 @@ func certManagerClient(t *testing.T, cp *framework.ControlPlane) client.Client {
 // solver makes Ingresses of class routeshift, it gets a certificate
 // (pebble fetched the token through the router, past the redirect) and
 // serves it, and a client verifies it against pebble's root; plain HTTP
-// still redirects.
-func testACMERedirect(t *testing.T, cp *framework.ControlPlane, r *framework.Router, p *framework.Pebble) {
+// still redirects. routeshift wrote the Certificate's spec once.
+func testACMERedirect(t *testing.T, cp *framework.ControlPlane, cm client.Client, r *framework.Router, p *framework.Pebble) {
 	ns := cp.CreateNamespace(t, "acme")
 	host := "app." + ns + ".example.test"
 	solvers := cp.RunACMESolvers(t, ns)
@@ -117,6 +122,15 @@ spec:
 	waitReady(t, cp, ns, "certificate/app-route-tls")
 	if solvers.Started() == 0 {
 		t.Error("the certificate is Ready, but no solver Pod ran")
+	}
+	// The route-certificates controller creates the Certificate complete and
+	// leaves its spec alone: cert-manager acts on every change of it.
+	crt := &cmapi.Certificate{}
+	if err := cm.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "app-route-tls"}, crt); err != nil {
+		t.Fatal(err)
+	}
+	if crt.Generation != 1 {
+		t.Errorf("Certificate app-route-tls has generation %d, want 1: its spec changed after the route-certificates controller created it", crt.Generation)
 	}
 	framework.EventuallyWithin(t, issueWait, "Route app names Secret app-route-tls", func() error {
 		out, errOut, err := cp.Kubectl(t, "get", "route", "app", "-n", ns, "-o", "jsonpath={.spec.tls.externalCertificate.name}")
