@@ -48,9 +48,9 @@ type standbySet struct {
 	text []byte
 }
 
-// standbyRoutes are the routes each kind is made from: a route of that
+// standbyKindRoutes are the routes each kind is made from: a route of that
 // kind without annotations.
-var standbyRoutes = []struct {
+var standbyKindRoutes = []struct {
 	kind string
 	tls  *routecore.TLSConfig
 }{
@@ -67,7 +67,7 @@ func newStandbySet(def *backendDefaults, n int, tmpl *template.Template) (*stand
 	}
 	set := &standbySet{}
 	var buf bytes.Buffer
-	for _, sr := range standbyRoutes {
+	for _, sr := range standbyKindRoutes {
 		rt := &router.Route{Namespace: "standby", Name: sr.kind, Host: sr.kind + ".standby.invalid", TLS: sr.tls,
 			Backends: []router.Backend{{Weight: 1}}}
 		rt.Backends[0].Service.Namespace, rt.Backends[0].Service.Name = rt.Namespace, rt.Name
