@@ -2,12 +2,12 @@ package haproxy
 
 import (
 	"bytes"
-	"crypto/md5"
-	"encoding/hex"
 	"fmt"
 	"reflect"
 	"strconv"
 	"text/template"
+
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
@@ -69,8 +69,7 @@ func newStandbySet(def *backendDefaults, n int, tmpl *template.Template) (*stand
 	var buf bytes.Buffer
 	for _, sr := range standbyKindRoutes {
 		rt := &router.Route{Namespace: "standby", Name: sr.kind, Host: sr.kind + ".standby.invalid", TLS: sr.tls,
-			Backends: []router.Backend{{Weight: 1}}}
-		rt.Backends[0].Service.Namespace, rt.Backends[0].Service.Name = rt.Namespace, rt.Name
+			Backends: []router.Backend{{Service: types.NamespacedName{Namespace: "standby", Name: sr.kind}, Weight: 1}}}
 		d := buildBackend(def, backendInput{key: rt.Key(), route: rt, services: make([]*router.ServiceEndpoints, 1)}).data
 		kind := standbyKind{name: sr.kind, shape: standbyShape(d), slots: d.Servers}
 		for i := range n {
@@ -78,7 +77,9 @@ func newStandbySet(def *backendDefaults, n int, tmpl *template.Template) (*stand
 			b.Name, b.Route, b.Services = "be_standby:"+sr.kind+":"+strconv.Itoa(i), "", nil
 			if d.Cookie != nil {
 				c := *d.Cookie
-				c.Name = standbyCookie(def, b.Name)
+				// ROUTER_COOKIE_NAME when set (routes then keep their
+				// cookie across the reload), else one of its own.
+				c.Name = cookie(def, &router.Route{Namespace: "standby", Name: b.Name}).Name
 				b.Cookie = &c
 			}
 			if err := tmpl.ExecuteTemplate(&buf, backendTemplate, &b); err != nil {
@@ -90,17 +91,6 @@ func newStandbySet(def *backendDefaults, n int, tmpl *template.Template) (*stand
 	}
 	set.text = buf.Bytes()
 	return set, nil
-}
-
-// standbyCookie is the cookie name of a standby backend: ROUTER_COOKIE_NAME
-// when set (routes then keep their cookie across the reload), else one of
-// its own.
-func standbyCookie(def *backendDefaults, name string) string {
-	if def.cookieName != "" {
-		return def.cookieName
-	}
-	sum := md5.Sum([]byte(name))
-	return hex.EncodeToString(sum[:])
 }
 
 // standbyShape is a backend without what a standby backend takes from

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -51,17 +50,14 @@ func (r *trafficRouter) waitReloads(n int) int {
 func (r *trafficRouter) wantHealthChecks(backend string, want ...string) {
 	r.t.Helper()
 	eventually(r.t, 10*time.Second, fmt.Sprintf("%s servers %q", backend, want), func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		csv, err := r.p.Stats(ctx)
+		rows, err := r.serverRows()
 		if err != nil {
 			return err
 		}
 		var got []string
-		for line := range strings.SplitSeq(csv, "\n") {
-			f := strings.Split(line, ",")
-			if len(f) > 17 && f[0] == backend && f[1] != "BACKEND" && f[17] != "MAINT" {
-				got = append(got, f[17])
+		for _, row := range rows {
+			if row.backend == backend {
+				got = append(got, row.status)
 			}
 		}
 		if !slices.Equal(got, want) {
@@ -83,18 +79,7 @@ func (r *trafficRouter) scaleTo(t *testing.T, host, svc string, bs ...*goBackend
 	slices.Sort(want)
 	r.endpoints("ns", svc, bs...)
 	r.publish()
-	reached := func() []string {
-		seen := map[string]bool{}
-		for range 4 * len(bs) {
-			x := r.get(host, "/")
-			if x.err != nil || x.code != 200 {
-				seen[x.String()] = true
-				continue
-			}
-			seen[x.header.Get("X-Backend")] = true
-		}
-		return slices.Sorted(maps.Keys(seen))
-	}
+	reached := func() []string { return r.reachedBackends(host, 4*len(bs)) }
 	eventually(t, 30*time.Second, fmt.Sprintf("traffic reaches exactly %v", want), func() error {
 		if got := reached(); !slices.Equal(got, want) {
 			return fmt.Errorf("reached %v", got)

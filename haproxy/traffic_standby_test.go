@@ -47,7 +47,7 @@ func TestTrafficStandbyBackends(t *testing.T) {
 
 	https := r.client(clientOptions{})
 	r.servedBy("plain.example.com", "/", "web")
-	if got := r.reachedBackends("api.example.com"); !slices.Equal(got, []string{"api-1", "api-2"}) {
+	if got := r.reachedBackends("api.example.com", 16); !slices.Equal(got, []string{"api-1", "api-2"}) {
 		t.Errorf("api.example.com reached %v, want both endpoints", got)
 	}
 	wantServed(t, "https://edge.example.com/", fetch(https, "https://edge.example.com/"), "web")
@@ -82,7 +82,7 @@ func TestTrafficStandbyBackends(t *testing.T) {
 	for _, h := range []string{"plain.example.com", "third.example.com", "annotated.example.com", "base.example.com"} {
 		wantServed(t, h+" after the reload", r.get(h, "/"), "web")
 	}
-	if got := r.reachedBackends("api.example.com"); !slices.Equal(got, []string{"api-1", "api-2"}) {
+	if got := r.reachedBackends("api.example.com", 16); !slices.Equal(got, []string{"api-1", "api-2"}) {
 		t.Errorf("api.example.com reached %v after the reload, want both endpoints", got)
 	}
 	wantServed(t, "https://edge.example.com/ after the reload", fetch(https, "https://edge.example.com/"), "web")
@@ -101,12 +101,13 @@ func TestTrafficStandbyBackends(t *testing.T) {
 	}
 }
 
-// reachedBackends are the backends that answered 16 requests for host,
-// each on its own connection, sorted.
-func (r *trafficRouter) reachedBackends(host string) []string {
+// reachedBackends are the backends that answered n requests for host,
+// each on its own connection (a failed request counts as what it got),
+// sorted.
+func (r *trafficRouter) reachedBackends(host string, n int) []string {
 	r.t.Helper()
 	seen := map[string]bool{}
-	for range 16 {
+	for range n {
 		x := r.get(host, "/")
 		if x.err != nil || x.code != http.StatusOK {
 			seen[x.String()] = true
@@ -117,24 +118,44 @@ func (r *trafficRouter) reachedBackends(host string) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
+// serverRow is one server of HAProxy's statistics that is not in
+// maintenance.
+type serverRow struct{ backend, server, status string }
+
+// serverRows are the servers of HAProxy's statistics that are not in
+// maintenance, in HAProxy's order.
+func (r *trafficRouter) serverRows() ([]serverRow, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	csv, err := r.p.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []serverRow
+	for line := range strings.SplitSeq(csv, "\n") {
+		f := strings.Split(line, ",")
+		if len(f) > 17 && f[1] != "BACKEND" && f[1] != "FRONTEND" && f[17] != "MAINT" {
+			out = append(out, serverRow{backend: f[0], server: f[1], status: f[17]})
+		}
+	}
+	return out, nil
+}
+
 // standbyServers are the servers of standby backends that are not in
-// maintenance ("backend/server"), from HAProxy's statistics (waiting for
-// them while HAProxy's master reloads and does not answer).
+// maintenance ("backend/server"), waiting for HAProxy's statistics while
+// its master reloads and does not answer.
 func (r *trafficRouter) standbyServers() []string {
 	r.t.Helper()
-	var csv string
+	var rows []serverRow
 	eventually(r.t, 30*time.Second, "HAProxy's statistics", func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
 		var err error
-		csv, err = r.p.Stats(ctx)
+		rows, err = r.serverRows()
 		return err
 	})
 	var out []string
-	for line := range strings.SplitSeq(csv, "\n") {
-		f := strings.Split(line, ",")
-		if len(f) > 17 && strings.HasPrefix(f[0], "be_standby:") && f[1] != "BACKEND" && f[17] != "MAINT" {
-			out = append(out, fmt.Sprintf("%s/%s", f[0], f[1]))
+	for _, row := range rows {
+		if strings.HasPrefix(row.backend, "be_standby:") {
+			out = append(out, row.backend+"/"+row.server)
 		}
 	}
 	return out

@@ -46,7 +46,8 @@ type StandbyRoute struct {
 	Servers []ServerUpdate
 }
 
-// MapEntry is one entry of a lookup map.
+// MapEntry is one entry of a lookup map. Each field is a CommandWord:
+// the command that sets it is written as it is.
 type MapEntry struct {
 	// Map is the map's file as haproxy.cfg names it.
 	Map        string
@@ -132,9 +133,6 @@ func (p *Process) standbyCommands(rt StandbyRoute, name string) error {
 // setMap sets a map entry of the running worker: its value when the key
 // is there, else a new entry.
 func (p *Process) setMap(e MapEntry) error {
-	if !CommandWord(e.Map) || !CommandWord(e.Key) || !CommandWord(e.Value) {
-		return fmt.Errorf("map %s: %q cannot be written on the runtime API's command line", e.Map, e.Key)
-	}
 	out, err := p.master(fmt.Sprintf("@1 set map %s %s %s", e.Map, e.Key, e.Value))
 	if err == nil && strings.Contains(out, "not found") {
 		out, err = p.master(fmt.Sprintf("@1 add map %s %s %s", e.Map, e.Key, e.Value))
@@ -148,8 +146,8 @@ func (p *Process) setMap(e MapEntry) error {
 	return nil
 }
 
-// cliWord reports whether s is one word of the runtime API's command line
-// as it is: printable ASCII without the characters the master CLI or the
+// CommandWord reports whether s can be one word of the runtime API's
+// command line as it is: printable ASCII without the characters the master CLI or the
 // worker's CLI give a meaning (';' ends a command, '\' escapes, '#' names
 // an entry by reference, quotes).
 func CommandWord(s string) bool {
