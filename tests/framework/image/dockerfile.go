@@ -112,14 +112,21 @@ func (r *Recipe) lineError(in instruction, format string, a ...any) error {
 	return fmt.Errorf("%s:%d: %s: %s", r.Path, in.line, text, fmt.Sprintf(format, a...))
 }
 
+// escapeDirective is the parser directive that changes the line
+// continuation character, which instructions does not follow.
+var escapeDirective = regexp.MustCompile(`^#\s*(?i:escape)\s*=`)
+
 // instructions splits a Dockerfile into logical lines: comment lines go
 // (also inside continuations, as Docker drops them) and lines ending in a
 // backslash continue on the next.
-func instructions(text string) []instruction {
+func (r *Recipe) instructions(text string) ([]instruction, error) {
 	var out []instruction
 	var cur *instruction
 	for i, l := range strings.Split(text, "\n") {
 		trimmed := strings.TrimSpace(l)
+		if escapeDirective.MatchString(trimmed) && len(out) == 0 {
+			return nil, fmt.Errorf("%s:%d: %s: the escape directive is not supported by tests/framework/image", r.Path, i+1, trimmed)
+		}
 		if strings.HasPrefix(trimmed, "#") || (trimmed == "" && cur == nil) {
 			continue
 		}
@@ -139,14 +146,18 @@ func instructions(text string) []instruction {
 	if cur != nil {
 		out = append(out, *cur)
 	}
-	return out
+	return out, nil
 }
 
 // parseDockerfile reads every stage: the build stages for the `go build`
 // the final COPY takes its file from, the final stage for the image.
 func parseDockerfile(path, text string, overrides map[string]string) (*Recipe, error) {
 	r := &Recipe{Path: path, text: text, overrides: overrides, Labels: map[string]string{}}
-	stages, err := r.splitStages(instructions(text))
+	ins, err := r.instructions(text)
+	if err != nil {
+		return nil, err
+	}
+	stages, err := r.splitStages(ins)
 	if err != nil {
 		return nil, err
 	}

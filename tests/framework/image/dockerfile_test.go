@@ -120,6 +120,7 @@ func TestReadDockerfileRefuses(t *testing.T) {
 		{"a RUN in the build stage", "RUN go mod download", "RUN apk add git", `:6: RUN apk add git: command "apk add git" is not reproduced`},
 		{"an ENV in the build stage", "WORKDIR /src", "ENV GOFLAGS=-mod=vendor", ":4: ENV GOFLAGS=-mod=vendor: ENV in build stage build is not reproduced"},
 		{"a global ARG", "# a comment\n", "ARG GO=1.26\n", ":1: ARG GO=1.26: ARG before the first FROM is not supported"},
+		{"the escape directive", "# a comment\n", "# escape=`\n", ":1: # escape=`: the escape directive is not supported"},
 		{"no build stage", sample[:strings.Index(sample, "FROM debian")], "", "need a build stage and a final stage, found 1"},
 	}
 	for _, c := range cases {

@@ -19,8 +19,9 @@ func TestMmdebstrapArgs(t *testing.T) {
 	r := &Recipe{Suite: "bookworm", Packages: []string{"haproxy", "libcap2-bin"}, Setcap: []Setcap{{"cap_net_bind_service=+ep", "/usr/sbin/haproxy"}}}
 	got := mmdebstrapArgs(r, []string{"/etc/apt/sources.list.d/debian.sources"})
 	want := []string{
-		"--variant=minbase", "--format=tar", "--skip=cleanup/apt/lists", "--include=haproxy,libcap2-bin",
+		"--variant=minbase", "--format=tar", "--skip=cleanup/apt", "--include=haproxy,libcap2-bin",
 		`--customize-hook=chroot "$1" setcap 'cap_net_bind_service=+ep' '/usr/sbin/haproxy'`,
+		`--customize-hook=chroot "$1" apt-get clean`,
 		`--customize-hook=rm -rf "$1"/var/lib/apt/lists/*`,
 		"bookworm", "-", "/etc/apt/sources.list.d/debian.sources",
 	}
