@@ -115,6 +115,8 @@ func newManager() *cobra.Command {
 		Long: `manager runs what "routeshift webhook" and "routeshift controller" run, in one process:
 every replica serves the webhooks, and the elected leader runs the controllers.
 
+` + stoppingHelp + `
+
 ` + controllerHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

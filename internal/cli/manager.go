@@ -111,6 +111,11 @@ func scheme() *runtime.Scheme {
 	return s
 }
 
+// gracefulShutdown is how long the manager's runnables get to stop once its
+// context ends (after --shutdown-delay): the manifests'
+// terminationGracePeriodSeconds cover the two and a margin.
+const gracefulShutdown = 20 * time.Second
+
 // run starts a manager serving the webhooks (wh not nil) and running the
 // controllers ctl selects (ctl not nil), until ctx ends.
 func (o *managerOptions) run(ctx context.Context, wh *webhookOptions, ctl *controllerOptions) error {
@@ -134,7 +139,14 @@ func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhoo
 		}
 	}
 	controllers := enabled[ingressController] || enabled[certificatesController]
-	shutdown := 20 * time.Second
+	delay := &shutdownDelay{log: ctrl.Log.WithName("shutdown")}
+	if wh != nil {
+		if wh.shutdownDelay < 0 {
+			return fmt.Errorf("--shutdown-delay %v: use a duration of 0 or more, such as 15s", wh.shutdownDelay)
+		}
+		delay.delay = wh.shutdownDelay
+	}
+	shutdown := gracefulShutdown
 	metricsOpts := metricsserver.Options{BindAddress: o.metricsAddr}
 	switch o.metricsAuth {
 	case settings.MetricsAuthNone:
@@ -173,6 +185,7 @@ func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhoo
 		if opts.WebhookServer, renew, err = wh.server(ctx, cfg); err != nil {
 			return err
 		}
+		opts.WebhookServer = delay.server(opts.WebhookServer)
 	}
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
@@ -193,6 +206,9 @@ func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhoo
 		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
 			return err
 		}
+		if err := mgr.AddReadyzCheck("shutdown", delay.readyz); err != nil {
+			return err
+		}
 		if _, err := webhook.SetupWithManager(ctx, mgr, wh.handlers); err != nil {
 			return err
 		}
@@ -208,7 +224,11 @@ func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhoo
 	if err := ctl.setup(ctx, mgr, enabled, opts.LeaderElection); err != nil {
 		return err
 	}
-	return mgr.Start(ctx)
+	// The signal ends ctx; the manager's own context ends after
+	// --shutdown-delay, and its graceful shutdown begins then.
+	run, stop := delay.run(ctx)
+	defer stop()
+	return mgr.Start(run)
 }
 
 // setup adds the enabled controllers to mgr.

@@ -29,6 +29,9 @@ type webhookOptions struct {
 	port       int
 	certDir    string
 	selfSigned selfSignedOptions
+	// shutdownDelay is how long admission is served on after the first
+	// signal (see shutdownDelay).
+	shutdownDelay time.Duration
 }
 
 // selfSignedOptions configure the serving certificate bootstrap used when
@@ -63,7 +66,9 @@ Endpoints: the webhooks on --port (` + webhook.MutatePath + `, ` + webhook.Valid
 /healthz and /readyz on --health-probe-bind-address, /metrics on --metrics-bind-address
 (routeshift_admission_duration_seconds by webhook, operation and decision, and
 routeshift_build_info), for bearer tokens whose user may get the non-resource URL /metrics
-(--metrics-auth).`,
+(--metrics-auth).
+
+` + stoppingHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return m.run(cmd.Context(), o, nil)
@@ -87,6 +92,7 @@ func (o *webhookOptions) addFlags(f *pflag.FlagSet) {
 	f.IPSliceVar(&o.selfSigned.ips, "self-signed-ip", nil, "IP addresses of the self-signed serving certificate")
 	f.StringVar(&o.selfSigned.mutatingConfig, "mutating-webhook-configuration", "routeshift", "MutatingWebhookConfiguration to inject the self-signed CA into")
 	f.StringVar(&o.selfSigned.validatingConfig, "validating-webhook-configuration", "routeshift", "ValidatingWebhookConfiguration to inject the self-signed CA into")
+	f.DurationVar(&o.shutdownDelay, "shutdown-delay", 0, shutdownDelayHelp)
 }
 
 // server returns the webhook server; with --self-signed it first provides
