@@ -217,8 +217,11 @@ func (inst *installation) start(t *testing.T, w *workload, ports movedPorts, img
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Stopped as the kubelet stops it, within the pod's grace period: the
+	// manager's --shutdown-delay and graceful shutdown together may take
+	// longer than Process.Stop's 20 s.
 	t.Cleanup(func() {
-		if err := proc.Stop(); err != nil {
+		if err := stopPod(proc, p.Spec); err != nil {
 			t.Errorf("%s did not stop cleanly: %v\n%s", w, err, proc.Output())
 		}
 	})
