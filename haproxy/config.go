@@ -86,12 +86,19 @@ func (r *Renderer) configData(crls bool) *ConfigData {
 	if cfg.HardStopAfter > 0 {
 		d.Global.HardStopAfter = haproxyTime(cfg.HardStopAfter)
 	}
+	// httpOnly are the options HAProxy ignores, with a warning at every
+	// load, in a TCP frontend: public_ssl turns them off.
+	var httpOnly []string
 	for _, o := range []struct {
-		on   bool
-		name string
-	}{{cfg.DontLogNull, "dontlognull"}, {cfg.HTTPIgnoreProbes, "http-ignore-probes"}, {cfg.ContStats, "contstats"}, {cfg.AbortOnClose, "abortonclose"}} {
+		on, httpOnly bool
+		name         string
+	}{{cfg.DontLogNull, false, "dontlognull"}, {cfg.HTTPIgnoreProbes, true, "http-ignore-probes"}, {cfg.ContStats, false, "contstats"},
+		{cfg.AbortOnClose, false, "abortonclose"}} {
 		if o.on {
 			d.Defaults.Options = append(d.Defaults.Options, o.name)
+			if o.httpOnly {
+				httpOnly = append(httpOnly, o.name)
+			}
 		}
 	}
 	d.DefaultStatus = 503
@@ -130,7 +137,7 @@ func (r *Renderer) configData(crls bool) *ConfigData {
 		d.HTTP.Routing.RedirectPort = ":" + strconv.Itoa(p)
 	}
 	d.HTTPS = &TLSFrontend{Bind: r.bind(cfg.HTTPSPort), AcceptProxy: cfg.UseProxyProtocol,
-		InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: sniRelay, NoSNIBackend: noSNIRelay}
+		InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: sniRelay, NoSNIBackend: noSNIRelay, NoOptions: httpOnly}
 	clientAuth := r.clientAuthData(crls)
 	tls := RoutingData{ExactMap: maps.HTTPSExact, PrefixMap: maps.HTTPSPrefix, Proto: "https", Misdirected: !cfg.DisableHTTP2,
 		Forwarded: string(cfg.ForwardedHeaders), ForwardedMap: maps.Forwarded, ClientAuth: clientAuth}

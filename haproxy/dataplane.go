@@ -54,7 +54,9 @@ const maxProbed = 1000
 type DataPlaneOptions struct {
 	// HAProxy is the haproxy binary (default: "haproxy" from $PATH).
 	HAProxy string
-	// Log receives HAProxy's own output (default: standard error).
+	// Log receives HAProxy's own output as HAProxy prints it (default:
+	// the log of Serve's context, each line at the level it deserves; see
+	// runtime.Config.Log).
 	Log io.Writer
 	// Metrics records loads and their reasons (nil: not recorded).
 	Metrics *runtime.Metrics

@@ -670,7 +670,8 @@ func (r *Renderer) differs(next *fileEdit, path string) bool {
 
 // output lists what changed and makes next current.
 func (r *Renderer) output(next *fileEdit, reasons []runtime.Reason, servers []runtime.ServerUpdate) *runtime.Output {
-	out := &runtime.Output{Files: next.files, Reasons: reasons, Servers: servers, ConfigArgs: configArgs, Unchecked: r.Unchecked, Slots: r.Slots}
+	out := &runtime.Output{Files: next.files, Reasons: reasons, Servers: servers, ConfigArgs: configArgs, ServerStateFile: serverStateFile,
+		Unchecked: r.Unchecked, Slots: r.Slots}
 	for path := range next.touched {
 		if !r.differs(next, path) {
 			continue

@@ -2,9 +2,11 @@ package haproxy
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -204,26 +206,33 @@ func backendText(t testing.TB, out *runtime.Output, name string) string {
 // writeOutput writes every file of out under its working directory.
 func writeOutput(t testing.TB, dir string, out *runtime.Output) {
 	t.Helper()
-	for rel, f := range out.Files {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, f.Mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, rel := range out.Removed {
-		os.Remove(filepath.Join(dir, rel))
+	all := *out
+	all.Changed = slices.Sorted(maps.Keys(out.Files))
+	if err := runtime.WriteFiles(dir, &all); err != nil {
+		t.Fatal(err)
 	}
 }
 
 var haproxyLookup = sync.OnceValues(func() (string, error) { return exec.LookPath("haproxy") })
 
-// haproxyCheck runs haproxy -c on out written to r's working directory.
-// Without HAProxy the test is skipped, except in CI (CI=true), where it
-// fails.
+// haproxyCheck runs haproxy -c on out written to r's working directory:
+// HAProxy must accept it without a warning or an alert the router would
+// pass on as one. Without HAProxy the test is skipped, except in CI
+// (CI=true), where it fails.
 func haproxyCheck(t testing.TB, r *Renderer, out *runtime.Output) {
+	t.Helper()
+	msg := haproxyCheckWords(t, r, out)
+	// What the router renders is checked without a word: a warning here
+	// would be printed at every load.
+	if words := complaints(msg); len(words) > 0 {
+		t.Errorf("haproxy -c warns:\n%s", strings.Join(words, "\n"))
+	}
+}
+
+// haproxyCheckWords writes out into r's working directory, checks it
+// with haproxy -c (the test fails if HAProxy refuses it) and returns what
+// HAProxy said.
+func haproxyCheckWords(t testing.TB, r *Renderer, out *runtime.Output) string {
 	t.Helper()
 	bin, err := haproxyLookup()
 	if err != nil {
@@ -247,6 +256,19 @@ func haproxyCheck(t testing.TB, r *Renderer, out *runtime.Output) {
 	if testing.Verbose() {
 		t.Logf("haproxy -c:\n%s", msg)
 	}
+	return string(msg)
+}
+
+// complaints are the lines of HAProxy's output the router logs as
+// warnings or alerts (runtime.Message.Judge), the router not stopping it.
+func complaints(output string) []string {
+	var out []string
+	for line := range strings.Lines(output) {
+		if runtime.ParseMessage(line).Judge(false) >= runtime.LevelWarning {
+			out = append(out, strings.TrimRight(line, "\n"))
+		}
+	}
+	return out
 }
 
 func numbered(s string) string {

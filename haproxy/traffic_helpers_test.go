@@ -69,6 +69,10 @@ type trafficRouter struct {
 	logs  strings.Builder
 	// haproxyOut is what HAProxy printed (it goes to standard error too).
 	haproxyOut strings.Builder
+	// relayed, when set, leaves HAProxy's output to the data plane, which
+	// relays it into its log as the router does (haproxyOut stays empty),
+	// and logs at debug level too.
+	relayed bool
 }
 
 // Write records HAProxy's output.
@@ -182,7 +186,12 @@ func (r *trafficRouter) start() *trafficRouter {
 func (r *trafficRouter) launch(beforeRun func()) <-chan error {
 	r.t.Helper()
 	var err error
-	r.p, err = NewDataPlane(r.cfg, DataPlaneOptions{Metrics: r.metrics, Now: r.now, Log: r})
+	opts := DataPlaneOptions{Metrics: r.metrics, Now: r.now, Log: r}
+	verbosity := 0
+	if r.relayed {
+		opts.Log, verbosity = nil, 1
+	}
+	r.p, err = NewDataPlane(r.cfg, opts)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -201,7 +210,7 @@ func (r *trafficRouter) launch(beforeRun func()) <-chan error {
 		fmt.Fprintf(&r.logs, "%s %s\n", prefix, args)
 		r.logMu.Unlock()
 		r.t.Logf("%s %s", prefix, args)
-	}, funcr.Options{})
+	}, funcr.Options{Verbosity: verbosity})
 	ctx, cancel := context.WithCancel(logf.IntoContext(context.Background(), logger))
 	done := make(chan error, 1)
 	sub := r.feed.Subscribe()

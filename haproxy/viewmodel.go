@@ -191,6 +191,9 @@ type TLSFrontend struct {
 	// SNIBackend and NoSNIBackend are the loopback backends that forward
 	// to the terminating frontends (with the PROXY protocol).
 	SNIBackend, NoSNIBackend string
+	// NoOptions are options of the defaults (Defaults.Options) that only
+	// HTTP frontends take: this TCP frontend turns them off.
+	NoOptions []string
 }
 
 // TerminatingFrontend terminates TLS on loopback.

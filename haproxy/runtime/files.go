@@ -44,7 +44,8 @@ func (p *Process) writeFiles(out *Output) error { return WriteFiles(p.cfg.Workin
 
 // WriteFiles writes the changed files of out into dir atomically and
 // removes the removed ones. Keys and anything holding them get their mode
-// from the renderer (0600).
+// from the renderer (0600). It creates out's server-state file, empty,
+// when it is missing.
 func WriteFiles(dir string, out *Output) error {
 	for _, rel := range out.Changed {
 		f := out.Files[rel]
@@ -59,6 +60,11 @@ func WriteFiles(dir string, out *Output) error {
 	for _, rel := range out.Removed {
 		if err := os.Remove(filepath.Join(dir, rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
+		}
+	}
+	if out.ServerStateFile != "" {
+		if err := ensureServerState(dir, out.ServerStateFile); err != nil {
+			return fmt.Errorf("writing an empty %s: %w", out.ServerStateFile, err)
 		}
 	}
 	return nil

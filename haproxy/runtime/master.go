@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
-	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -37,10 +37,11 @@ func (p *Process) startHAProxy(ctx context.Context) error {
 		return err
 	}
 	cmd := exec.Command(p.cfg.HAProxy, p.args()...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	var out io.Writer = &relay{log: logf.FromContext(ctx).WithName("haproxy"), stopping: p.stopping.Load}
 	if p.cfg.Log != nil {
-		cmd.Stdout, cmd.Stderr = p.cfg.Log, p.cfg.Log
+		out = p.cfg.Log
 	}
+	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {

@@ -50,6 +50,10 @@ type Output struct {
 	// ConfigArgs are the -f arguments for haproxy, relative to the working
 	// directory, in order.
 	ConfigArgs []string
+	// ServerStateFile is the server-state-file the configuration names,
+	// relative to the working directory, or empty: WriteFiles creates it
+	// empty when it is missing (HAProxy warns about a missing one).
+	ServerStateFile string
 	// Unchecked lists the enabled slots ("backend/server") of the
 	// configuration that run without health checks, sorted: once HAProxy
 	// loads it, the runtime API turns their checks off. It is called when

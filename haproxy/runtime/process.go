@@ -29,7 +29,11 @@ type Config struct {
 	ReloadInterval time.Duration
 	// HAProxy is the haproxy binary (default: "haproxy" from $PATH).
 	HAProxy string
-	// Log receives HAProxy's own output (default: standard error).
+	// Log receives HAProxy's own output as HAProxy prints it. Without one,
+	// each line goes into the log of the context HAProxy is started with,
+	// judged (see Message.Judge): what HAProxy prints at every reload and
+	// stop at debug level, its warnings at info level with severity
+	// WARNING, its alerts at error level.
 	Log io.Writer
 	// Now is the clock RELOAD_INTERVAL is measured with (default:
 	// time.Now).
@@ -209,7 +213,7 @@ func (p *Process) writeAndServe(ctx context.Context, out *Output, complete bool)
 	}
 	// The files on disk are right; HAProxy is not: load them.
 	p.metrics.runtimeFailures.Inc()
-	p.held = &Output{Files: out.Files, Reasons: []Reason{{Kind: reason}}, ConfigArgs: out.ConfigArgs,
+	p.held = &Output{Files: out.Files, Reasons: []Reason{{Kind: reason}}, ConfigArgs: out.ConfigArgs, ServerStateFile: out.ServerStateFile,
 		Unchecked: out.Unchecked, Slots: out.Slots, Certificates: certificates, StandbyBackends: out.StandbyBackends}
 	state, step = p.state.RuntimeRefused(complete)
 	p.setState(state)

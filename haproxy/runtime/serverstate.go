@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -21,24 +22,32 @@ import (
 //
 // HAProxy also restores a server's address from the file, so only the
 // servers the new configuration keeps at the same address and port are
-// written: a slot given another endpoint starts afresh. The file exists
+// written: a slot given another endpoint starts afresh. It carries state
 // only from just before a reload until the next start of HAProxy, which
 // starts from the configuration alone.
+//
+// HAProxy reads the file at every load and warns when it is missing, so
+// the file always exists: when there is no state to carry it is empty
+// (emptyServerState), which HAProxy reads without a word.
+
+// emptyServerState is a server-state file without servers: the version
+// line alone.
+const emptyServerState = "1\n"
 
 // stateColumns are the columns of `show servers state` the router reads.
 var stateColumns = []string{"be_name", "srv_name", "srv_addr", "srv_port"}
 
 // saveServerState writes the running worker's server state for the
 // configuration about to be loaded, whose servers are slots
-// ("backend/server" -> "address port"). On failure the file is removed:
-// the new worker then starts from the configuration, as without it.
+// ("backend/server" -> "address port"). On failure the file is emptied:
+// the new worker then starts from the configuration alone.
 func (p *Process) saveServerState(ctx context.Context, slots map[string]string) {
 	if p.cfg.ServerStateFile == "" {
 		return
 	}
 	err := p.writeServerState(slots)
 	if err != nil {
-		_ = os.Remove(p.path(p.cfg.ServerStateFile))
+		_ = p.forgetServerState()
 		logf.FromContext(ctx).WithName("haproxy").Error(err, "saving the servers' state for the reload; the new worker starts without it")
 	}
 }
@@ -85,14 +94,28 @@ func keepServerState(state string, slots map[string]string) (string, error) {
 	return strings.Join(out, "\n") + "\n", nil
 }
 
-// forgetServerState removes the server-state file before HAProxy starts:
+// forgetServerState empties the server-state file before HAProxy starts:
 // state saved for an earlier configuration must not reach a new process.
 func (p *Process) forgetServerState() error {
 	if p.cfg.ServerStateFile == "" {
 		return nil
 	}
-	if err := os.Remove(p.path(p.cfg.ServerStateFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("removing the old server state: %w", err)
+	if err := certs.WriteFileAtomic(p.path(p.cfg.ServerStateFile), []byte(emptyServerState), 0o600); err != nil {
+		return fmt.Errorf("emptying the old server state: %w", err)
 	}
 	return nil
+}
+
+// ensureServerState creates the server-state file at rel in dir, empty,
+// unless it exists: HAProxy, checking or loading a configuration that
+// names it, warns when it is missing.
+func ensureServerState(dir, rel string) error {
+	path := filepath.Join(dir, rel)
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return certs.WriteFileAtomic(path, []byte(emptyServerState), 0o600)
 }
