@@ -66,9 +66,10 @@ func TestChartVersion(t *testing.T) {
 
 // TestChartMatchesKustomize: with its default values the chart renders
 // exactly the objects of manifests/overlays/self-signed, with
-// certManager.enabled those of manifests/overlays/cert-manager, and with
+// certManager.enabled those of manifests/overlays/cert-manager, with
 // networkPolicy.enabled those of the self-signed overlay with the
-// network-policy component, but for the labels that name the tool
+// network-policy component, and with router.mode HostNetwork those of
+// manifests/overlays/host-network (a DaemonSet on the nodes' ports), but for the labels that name the tool
 // (managed-by, helm.sh/chart), Helm's resource-policy on the CRD, and the
 // Namespace (Helm installs into one).
 func TestChartMatchesKustomize(t *testing.T) {
@@ -81,6 +82,7 @@ func TestChartMatchesKustomize(t *testing.T) {
 		{"self-signed", "self-signed", nil, map[string]any{}},
 		{"cert-manager", "cert-manager", nil, map[string]any{"certManager": map[string]any{"enabled": true}}},
 		{"network-policy", "self-signed", []string{"network-policy"}, map[string]any{"networkPolicy": map[string]any{"enabled": true}}},
+		{"host-network", "host-network", nil, chartValues["host-network"]},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			kust, err := renderOverlay(t.TempDir(), c.overlay, c.components...)
