@@ -20,8 +20,20 @@ TOOLS_STAMP := $(BIN)/.tools-$(shell cat tests/tools/go.mod tests/tools/go.sum |
 # cert-manager's controller, CA injector and ACME HTTP-01 solver, assembled
 # from its own packages in a module of their own (cert-manager's dependency
 # versions, apart from kube-apiserver's), rebuilt when that module changes.
+# Static (CGO_ENABLED=0): tests/cluster runs them as Pods of images holding
+# nothing else.
 CM_TOOLS   := tests/tools/certmanager
-CM_TOOLS_STAMP := $(BIN)/.cert-manager-$(shell cat $(CM_TOOLS)/go.mod $(CM_TOOLS)/go.sum $(CM_TOOLS)/*/*.go | sha256sum | cut -c1-16)
+CM_TOOLS_STAMP := $(BIN)/.cert-manager-static-$(shell cat $(CM_TOOLS)/go.mod $(CM_TOOLS)/go.sum $(CM_TOOLS)/*/*.go | sha256sum | cut -c1-16)
+# The real node of tests/cluster and `make cluster`: kube-scheduler, kubelet
+# and kube-proxy from the tools module (beside the control plane), containerd
+# and the helm CLI from the Go module proxy, runc, the CNI plugins,
+# mmdebstrap and iptables from Debian.
+NODE_STAMP := $(BIN)/.node-$(shell cat tests/tools/go.mod tests/tools/go.sum | sha256sum | cut -c1-16)
+CONTAINERD_VER := v2.4.2
+CONTAINERD_STAMP := $(BIN)/.containerd-$(CONTAINERD_VER)
+HELM_VER   := $(shell awk '$$1 == "helm.sh/helm/v3" {print $$2}' go.mod)
+HELM_STAMP := $(BIN)/.helm-$(HELM_VER)
+NODE_PACKAGES := runc containernetworking-plugins mmdebstrap iptables
 # Let's Encrypt's ACME test server and its DNS server, for ACME in the tests.
 PEBBLE_VER := v2.10.1
 PEBBLE_STAMP := $(BIN)/.pebble-$(PEBBLE_VER)
@@ -50,12 +62,65 @@ run: $(TOOLS_STAMP) haproxy build ## the whole system on this machine: API serve
 	$(BIN)/routeshift local --bin-dir $(BIN) $(ARGS)
 
 .PHONY: test
-test: tools generate-check lint ## everything CI runs: unit, integration (real apiserver, kubectl), a short fuzz
-	CI=$${CI:-} $(GO) test -count=1 -timeout 30m ./...
+test: tools generate-check lint ## everything CI runs: unit, integration (real apiserver, kubectl), a short fuzz, then the real node
+	CI=$${CI:-} $(GO) test -count=1 -timeout 30m $$($(GO) list ./... | grep -v '/tests/cluster$$')
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
+	$(MAKE) --no-print-directory test-cluster
+
+# The real node runs alone, after the other suites: it needs both cores.
+.PHONY: test-cluster
+test-cluster: ## install every shipped variant on a real one-node cluster (root; tests/cluster)
+	CI=$${CI:-} $(GO) test -count=1 -timeout 45m -v ./tests/cluster
+
+.PHONY: cluster
+cluster: tools ## bring up a real one-node Kubernetes cluster with routeshift's images, to try the manifests by hand (root)
+	$(GO) run ./tests/cmd/cluster up --dir $(BIN)/cluster --bin $(BIN)
+
+.PHONY: cluster-down
+cluster-down: ## remove the cluster `make cluster` brought up: its processes, namespaces, cgroups and files
+	$(GO) run ./tests/cmd/cluster down --dir $(BIN)/cluster
 
 .PHONY: tools
-tools: $(TOOLS_STAMP) haproxy $(BIN)/controller-gen cert-manager-tools ## build kube-apiserver, kube-controller-manager, kubectl, etcd, cert-manager, pebble into bin/ (cached); ensure HAProxy
+tools: $(TOOLS_STAMP) haproxy $(BIN)/controller-gen cert-manager-tools node-tools ## build kube-apiserver, kube-controller-manager, kubectl, etcd, cert-manager, pebble and the node's programs into bin/ (cached); ensure HAProxy
+
+.PHONY: node-tools
+node-tools: $(NODE_STAMP) $(CONTAINERD_STAMP) $(HELM_STAMP) node-packages ## build kube-scheduler, kubelet, kube-proxy, containerd, helm into bin/ (cached); ensure runc, CNI plugins, mmdebstrap, iptables
+
+$(NODE_STAMP): tests/tools/go.mod tests/tools/go.sum
+	@mkdir -p $(BIN)
+	@echo ">> building kube-scheduler, kubelet, kube-proxy $(K8S_VER) (≈2 min after the control plane)"
+	cd tests/tools && for cmd in kube-scheduler kubelet kube-proxy; do \
+		$(GO) build -trimpath -ldflags '$(K8S_LDFLAGS)' -o $(BIN)/$$cmd k8s.io/kubernetes/cmd/$$cmd || exit 1; done
+	@rm -f $(BIN)/.node-*
+	@touch $@
+
+$(CONTAINERD_STAMP):
+	@mkdir -p $(BIN)
+	@echo ">> building containerd $(CONTAINERD_VER), its runc shim and ctr (≈2 min cold)"
+	GOBIN=$(BIN) CGO_ENABLED=0 $(GO) install -trimpath \
+		github.com/containerd/containerd/v2/cmd/containerd@$(CONTAINERD_VER) \
+		github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2@$(CONTAINERD_VER) \
+		github.com/containerd/containerd/v2/cmd/ctr@$(CONTAINERD_VER)
+	@rm -f $(BIN)/.containerd-*
+	@touch $@
+
+# The helm CLI at the version of the Helm SDK in go.mod.
+$(HELM_STAMP):
+	@mkdir -p $(BIN)
+	@test -n "$(HELM_VER)" || { echo "go.mod requires no helm.sh/helm/v3"; exit 1; }
+	@echo ">> building helm $(HELM_VER)"
+	GOBIN=$(BIN) CGO_ENABLED=0 $(GO) install -trimpath helm.sh/helm/v3/cmd/helm@$(HELM_VER)
+	@rm -f $(BIN)/.helm-*
+	@touch $@
+
+.PHONY: node-packages
+node-packages: ## install runc, the CNI plugins, mmdebstrap and iptables (Debian packages) when missing
+	@missing=; for p in $(NODE_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo ">> installing$$missing"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null; \
+	else echo "the real node needs$$missing: run 'sudo apt-get install -y$$missing' (Debian 12)" >&2; exit 1; fi
 
 .PHONY: cert-manager-tools
 cert-manager-tools: $(CM_TOOLS_STAMP) $(PEBBLE_STAMP) $(CERT_MANAGER_CRDS)/acme.cert-manager.io_orders.yaml ## build cert-manager's controller, cainjector, acmesolver (and fetch its CRDs) and pebble into bin/ (cached)
@@ -66,7 +131,7 @@ $(CM_TOOLS_STAMP): $(CM_TOOLS)/go.mod $(CM_TOOLS)/go.sum $(wildcard $(CM_TOOLS)/
 		{ echo "$(CM_TOOLS)/go.mod must require github.com/cert-manager/cert-manager $(CERT_MANAGER_VER), the version of CERT_MANAGER_VER"; exit 1; }
 	@echo ">> building cert-manager $(CERT_MANAGER_VER) controller, cainjector, acmesolver (≈3 min cold)"
 	cd $(CM_TOOLS) && for cmd in controller cainjector acmesolver; do \
-		$(GO) build -trimpath -ldflags '-s -w -X github.com/cert-manager/cert-manager/pkg/util.AppVersion=$(CERT_MANAGER_VER)' \
+		CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w -X github.com/cert-manager/cert-manager/pkg/util.AppVersion=$(CERT_MANAGER_VER)' \
 			-o $(BIN)/cert-manager-$$cmd ./$$cmd || exit 1; done
 	@rm -f $(BIN)/.cert-manager-*
 	@touch $@
