@@ -71,6 +71,9 @@ type Router struct {
 	stopped chan struct{}
 	// published is whether a synced snapshot has been published.
 	published bool
+	// handlersSynced report whether each event handler has been handed
+	// its informer's initial list (see waitForSync).
+	handlersSynced []toolscache.InformerSynced
 }
 
 // NewRouter returns a router with an empty store that serves its
@@ -133,7 +136,7 @@ func (r *Router) Run(ctx context.Context, restConfig *rest.Config, opts RunOptio
 	if err := r.watch(ctx, mgr.GetCache()); err != nil {
 		return err
 	}
-	if err := mgr.Add(EveryReplica(func(ctx context.Context) error { return r.loop(ctx, mgr.GetCache().WaitForCacheSync) })); err != nil {
+	if err := mgr.Add(EveryReplica(func(ctx context.Context) error { return r.loop(ctx, r.waitForSync(mgr.GetCache())) })); err != nil {
 		return err
 	}
 	if r.cfg.UpdateStatus {
@@ -259,7 +262,7 @@ func (r *Router) watch(ctx context.Context, c cache.Cache) error {
 			return fmt.Errorf("watching %T: %w", h.obj, err)
 		}
 		set, del := h.set, h.del
-		_, err = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 			AddFunc:    func(o any) { r.send(o, set) },
 			UpdateFunc: func(_, o any) { r.send(o, set) },
 			DeleteFunc: func(o any) {
@@ -272,8 +275,20 @@ func (r *Router) watch(ctx context.Context, c cache.Cache) error {
 		if err != nil {
 			return err
 		}
+		r.handlersSynced = append(r.handlersSynced, reg.HasSynced)
 	}
 	return nil
+}
+
+// waitForSync waits until the cache has listed every watched kind and each
+// event handler has been handed every object of that list. The informers
+// sync before their handlers have seen the list: a model published at the
+// cache's sync alone lacks routes and endpoints that exist, and a router
+// that serves it reports ready while answering 503 for them.
+func (r *Router) waitForSync(c cache.Cache) func(context.Context) bool {
+	return func(ctx context.Context) bool {
+		return c.WaitForCacheSync(ctx) && toolscache.WaitForCacheSync(ctx.Done(), r.handlersSynced...)
+	}
 }
 
 func (r *Router) send(o any, apply func(*Store, client.Object)) {
@@ -315,14 +330,16 @@ func (r *Router) loop(ctx context.Context, waitForSync func(context.Context) boo
 			log.Info("caches synced; publishing the first complete model")
 		case ev := <-r.events:
 			ev(r.store)
-		drain:
-			for {
-				select {
-				case ev := <-r.events:
-					ev(r.store)
-				default:
-					break drain
-				}
+		}
+		// Every event queued is applied before a model is built: at sync the
+		// handlers have queued the whole initial list, some of it unapplied.
+	drain:
+		for {
+			select {
+			case ev := <-r.events:
+				ev(r.store)
+			default:
+				break drain
 			}
 		}
 		if isSynced {

@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -80,5 +81,34 @@ func TestRouterPublishesAnEmptySyncedModel(t *testing.T) {
 		if snap.Synced {
 			break
 		}
+	}
+}
+
+// TestRouterFirstModelHoldsEveryQueuedEvent: events the handlers queued
+// before the caches were reported synced are all in the first synced
+// snapshot (at sync the handlers have queued the whole initial list, and a
+// model without part of it would make the router ready while it answers
+// 503 for the rest).
+func TestRouterFirstModelHoldsEveryQueuedEvent(t *testing.T) {
+	const routes = 200
+	r := NewRouter(Config{WaitForSync: true}, nil)
+	sub := r.Feed().Subscribe()
+	for i := range routes {
+		r.events <- func(s *Store) {
+			s.SetRoute(rt("ns", fmt.Sprintf("r%d", i), fmt.Sprintf("r%d.example.com", i), i+1))
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- r.loop(ctx, func(context.Context) bool { return true }) }()
+	defer func() { cancel(); <-done }()
+	wait, stop := context.WithTimeout(ctx, 10*time.Second)
+	defer stop()
+	snap, ok := sub.Next(wait)
+	if !ok || !snap.Synced {
+		t.Fatalf("first snapshot: %v, synced %v; want a synced one", ok, snap.Synced)
+	}
+	if snap.Routes.Len() != routes {
+		t.Errorf("the first synced snapshot holds %d routes, want all %d queued before sync", snap.Routes.Len(), routes)
 	}
 }
