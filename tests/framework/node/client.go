@@ -82,8 +82,25 @@ func (n *Node) Log(component string) string {
 // PodLogs returns the logs the kubelet kept of a pod's containers,
 // current and previous, by file.
 func (n *Node) PodLogs(namespace, pod string) map[string]string {
-	out := map[string]string{}
 	dirs, _ := filepath.Glob(n.layout.path("var", "log", "pods", namespace+"_"+pod+"_*"))
+	return readPodLogs(dirs)
+}
+
+// PodLogsOf returns the logs the kubelet still keeps of every pod of
+// namespace whose name starts with prefix, deleted pods included, by pod
+// and file.
+func (n *Node) PodLogsOf(namespace, prefix string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	dirs, _ := filepath.Glob(n.layout.path("var", "log", "pods", namespace+"_"+prefix+"*"))
+	for _, dir := range dirs {
+		pod := strings.SplitN(strings.TrimPrefix(filepath.Base(dir), namespace+"_"), "_", 2)[0]
+		out[pod] = readPodLogs([]string{dir})
+	}
+	return out
+}
+
+func readPodLogs(dirs []string) map[string]string {
+	out := map[string]string{}
 	for _, dir := range dirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*", "*.log"))
 		for _, f := range files {

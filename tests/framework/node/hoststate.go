@@ -69,8 +69,8 @@ func ReadHostState(ctx context.Context) (HostState, error) {
 }
 
 var (
-	// Counters and generation comments change on their own.
-	iptablesNoise = regexp.MustCompile(`^#|\[\d+:\d+\]`)
+	// Packet counters change on their own.
+	iptablesCounters = regexp.MustCompile(`\s*\[\d+:\d+\]`)
 	// A link's statistics-free line, without its index and alternate
 	// names that the kernel renumbers.
 	linkIndex = regexp.MustCompile(`^\d+: `)
@@ -84,10 +84,10 @@ func normalize(key, out string) []string {
 		switch {
 		case line == "":
 			continue
-		case key == "iptables" && strings.HasPrefix(line, "#"):
+		case key == "iptables" && strings.HasPrefix(line, "#"): // when it was generated
 			continue
 		case key == "iptables":
-			line = iptablesNoise.ReplaceAllString(line, "")
+			line = iptablesCounters.ReplaceAllString(line, "")
 		case key == "links":
 			// "3: eth0: <...> mtu ... state UP ..." -> "eth0"
 			line = strings.SplitN(linkIndex.ReplaceAllString(line, ""), ":", 2)[0]
