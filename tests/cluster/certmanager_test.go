@@ -11,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/routeshift/routeshift/tests/framework"
 	"github.com/routeshift/routeshift/tests/framework/node"
 )
 
@@ -24,7 +25,7 @@ func TestCertManagerOverlay(t *testing.T) {
 	v := kustomizeVariant("cert-manager")
 	v.install(t, cl)
 	inst := &installation{cluster: cl, v: v}
-	eventually(t, 3*time.Minute, "cert-manager issues Certificate routeshift-webhook", func() error {
+	framework.EventuallyWithin(t, 3*time.Minute, "cert-manager issues Certificate routeshift-webhook", func() error {
 		out, _, err := cl.query("", "kubectl", "get", "certificate", "--namespace", installNamespace, "routeshift-webhook",
 			"-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
 		if err != nil || out != "True" {
@@ -49,7 +50,7 @@ func (inst *installation) checkCAInjected(t *testing.T) {
 	if len(ca) == 0 {
 		t.Fatalf("Secret routeshift-webhook-tls has no ca.crt: keys %v", keys(secret.Data))
 	}
-	eventually(t, 2*time.Minute, "the CA injector fills both webhook configurations", func() error {
+	framework.EventuallyWithin(t, 2*time.Minute, "the CA injector fills both webhook configurations", func() error {
 		m, err := inst.clients.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx(t), "routeshift", metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -103,7 +104,7 @@ func (cl *cluster) installCertManager(t *testing.T) {
 	for _, d := range []string{"cert-manager", "cert-manager-cainjector"} {
 		cl.kubectl(t, "rollout", "status", "--namespace", "cert-manager", "deployment/"+d, "--timeout=3m")
 	}
-	eventually(t, time.Minute, "cert-manager's pods run", func() error {
+	framework.EventuallyWithin(t, time.Minute, "cert-manager's pods run", func() error {
 		pods, err := cl.clients.CoreV1().Pods("cert-manager").List(ctx(t), metav1.ListOptions{})
 		if err != nil {
 			return err

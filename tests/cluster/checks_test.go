@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/tests/framework"
 	"github.com/routeshift/routeshift/tests/framework/node"
 )
 
@@ -114,7 +115,7 @@ func (inst *installation) checkIngressAndTraffic(t *testing.T) {
 	ns := inst.namespace(t, "shop")
 	inst.apply(t, shopYAML(ns))
 	inst.kubectl(t, "rollout", "status", "--namespace", ns, "deployment/web", "--timeout=3m")
-	eventually(t, 2*time.Minute, "the controller makes a Route of Ingress shop", func() error {
+	framework.EventuallyWithin(t, 2*time.Minute, "the controller makes a Route of Ingress shop", func() error {
 		var routes routecore.RouteList
 		if err := inst.c.List(ctx(t), &routes, client.InNamespace(ns)); err != nil {
 			return err
@@ -131,7 +132,7 @@ func (inst *installation) checkIngressAndTraffic(t *testing.T) {
 			{"http", e.http, shopHost(ns)},
 			{"https", e.https, secureHost(ns)},
 		} {
-			eventually(t, 2*time.Minute, fmt.Sprintf("%s %s://%s via %s", req.host, req.scheme, req.addr, e.name), func() error {
+			framework.EventuallyWithin(t, 2*time.Minute, fmt.Sprintf("%s %s://%s via %s", req.host, req.scheme, req.addr, e.name), func() error {
 				return inst.expectShop(req.scheme, req.addr, req.host)
 			})
 		}

@@ -10,6 +10,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/routeshift/routeshift/tests/framework"
 )
 
 // installNamespace is where every shipped install puts routeshift.
@@ -230,7 +232,7 @@ func deploymentDone(d *appsv1.Deployment, pods []corev1.Pod) bool {
 // keep is left, terminating or not.
 func (inst *installation) waitGone(t *testing.T, component string, old []string, timeout time.Duration) {
 	t.Helper()
-	eventually(t, timeout, "the old "+component+" pods to be gone", func() error {
+	framework.EventuallyWithin(t, timeout, "the old "+component+" pods to be gone", func() error {
 		for _, name := range old {
 			_, err := inst.clients.CoreV1().Pods(installNamespace).Get(ctx(t), name, metav1.GetOptions{})
 			if err == nil {

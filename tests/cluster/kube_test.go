@@ -97,23 +97,6 @@ func exitStatus(err error) string {
 	return err.Error()
 }
 
-// eventually calls check every half second until it succeeds, failing t
-// with check's last error after timeout.
-func eventually(t testing.TB, timeout time.Duration, what string, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after %s: %v", what, timeout, err)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-}
-
 // ctx is a context for one API call.
 func ctx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)

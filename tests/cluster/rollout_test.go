@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/tests/framework"
 )
 
 // load sends requests for a shop until stopped, from workers that keep
@@ -97,7 +98,7 @@ func (inst *installation) checkRouterRollingUpdate(t *testing.T) {
 	// the rollout's.
 	for _, e := range inst.entrances(t) {
 		for scheme, addr := range map[string]string{"http": e.http, "https": e.https} {
-			eventually(t, 2*time.Minute, fmt.Sprintf("the load's route served on %s (%s)", addr, e.name), func() error {
+			framework.EventuallyWithin(t, 2*time.Minute, fmt.Sprintf("the load's route served on %s (%s)", addr, e.name), func() error {
 				return inst.expectShop(scheme, addr, hostFor(scheme, ns))
 			})
 		}
@@ -120,7 +121,7 @@ func (inst *installation) checkRouterRollingUpdate(t *testing.T) {
 	}
 	if inst.v.hostNetwork {
 		for _, scheme := range []string{"http", "https"} {
-			eventually(t, time.Minute, "the new router serves", func() error {
+			framework.EventuallyWithin(t, time.Minute, "the new router serves", func() error {
 				return inst.expectShop(scheme, addrs[scheme], hostFor(scheme, ns))
 			})
 		}
@@ -218,7 +219,7 @@ func (inst *installation) checkLeaderFailover(t *testing.T) {
 		pod, _, _ := strings.Cut(holder, "_")
 		t.Logf("Lease %s is held by %s (pod %s)", lease, holder, pod)
 		inst.kubectl(t, "delete", "pod", "--namespace", installNamespace, pod)
-		eventually(t, 2*time.Minute, "another replica takes Lease "+lease, func() error {
+		framework.EventuallyWithin(t, 2*time.Minute, "another replica takes Lease "+lease, func() error {
 			now := inst.leaseHolder(t, lease)
 			if now == "" || strings.HasPrefix(now, pod+"_") || now == holder {
 				return fmt.Errorf("held by %q", now)
@@ -227,7 +228,7 @@ func (inst *installation) checkLeaderFailover(t *testing.T) {
 		})
 	}
 	inst.apply(t, shopYAML(ns))
-	eventually(t, 2*time.Minute, "the new leaders make and admit a Route of the Ingress", func() error {
+	framework.EventuallyWithin(t, 2*time.Minute, "the new leaders make and admit a Route of the Ingress", func() error {
 		var routes routecore.RouteList
 		if err := inst.c.List(ctx(t), &routes, client.InNamespace(ns)); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/tests/framework"
 	"github.com/routeshift/routeshift/tests/framework/node"
 )
 
@@ -124,7 +125,7 @@ func checkoutPreviousRelease(t *testing.T) string {
 func (inst *installation) admittedRoutes(t *testing.T, ns string, want int) map[string]routecore.Route {
 	t.Helper()
 	out := map[string]routecore.Route{}
-	eventually(t, 3*time.Minute, fmt.Sprintf("%d Routes admitted in %s", want, ns), func() error {
+	framework.EventuallyWithin(t, 3*time.Minute, fmt.Sprintf("%d Routes admitted in %s", want, ns), func() error {
 		var routes routecore.RouteList
 		if err := inst.c.List(ctx(t), &routes, client.InNamespace(ns)); err != nil {
 			return err

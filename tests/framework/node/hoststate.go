@@ -40,6 +40,10 @@ func ReadHostState(ctx context.Context) (HostState, error) {
 		"iptables":           {"iptables-save"},
 	}
 	for key, argv := range commands {
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			s[key] = []string{argv[0] + " is not installed"} // then no node can start either
+			continue
+		}
 		out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", strings.Join(argv, " "), err)
