@@ -64,6 +64,9 @@ func run(m *testing.M) int {
 		binDir = filepath.Join(repoRoot, "bin")
 	}
 	ctrl.SetLogger(logr.Discard()) // the tests' API clients log nothing worth reading
+	if cleaned, err := node.RemoveStale(ctx, filepath.Join(os.TempDir(), "routeshift-node-*")); len(cleaned) > 0 || err != nil {
+		fmt.Fprintf(os.Stderr, "cluster: removed what killed runs left of their nodes in %v (%v)\n", cleaned, err)
+	}
 	before, err := node.ReadHostState(ctx)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "reading the machine's state: %v\n", err)

@@ -310,3 +310,26 @@ func (n *Node) Running() bool { return n.initPID > 0 && len(processesIn(n.pidNS)
 // ClientNamespace is the name of the client network namespace, for `ip
 // netns exec`.
 func (n *Node) ClientNamespace() string { return n.net.clientNS }
+
+// RemoveStale stops what is left of nodes whose files are in dirs matching
+// pattern (e.g. filepath.Join(os.TempDir(), "routeshift-node-*")) and
+// whose processes are gone: a test run killed before it could stop its
+// node leaves its cgroups, namespaces and files behind. A running node is
+// left alone. It returns the directories it cleaned.
+func RemoveStale(ctx context.Context, pattern string) ([]string, error) {
+	dirs, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil, err
+	}
+	var cleaned []string
+	var errs []error
+	for _, dir := range dirs {
+		n, err := Attach(dir)
+		if err != nil || n.Running() {
+			continue
+		}
+		cleaned = append(cleaned, dir)
+		errs = append(errs, n.Stop(ctx))
+	}
+	return cleaned, errors.Join(errs...)
+}
