@@ -176,6 +176,9 @@ func (inst *installation) checkManagerRollingUpdate(t *testing.T) {
 			if time.Since(start) > 60*time.Second && inst.gone(t, old) {
 				goto done
 			}
+			if time.Since(start) > 6*time.Minute {
+				t.Fatalf("the manager's old pods %v are still there after 6 minutes", old)
+			}
 		default:
 		}
 		route := fmt.Sprintf("apiVersion: route.openshift.io/v1\nkind: Route\nmetadata:\n  name: r%d\n  namespace: %s\n"+
