@@ -25,7 +25,6 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -244,13 +243,21 @@ spec:
 // the condition Issuing=True, reason ManuallyTriggered, in its status.
 func renew(t *testing.T, cm client.Client, ns, name string) {
 	t.Helper()
-	// cert-manager updates the Certificate's status itself (its
-	// readiness, its next renewal): re-read and retry on a conflict, as
-	// cmctl renew does.
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	// cert-manager updates the Certificate's status itself (its readiness,
+	// its next renewal, and the Issuing condition of an issuance, which it
+	// removes a moment after the Secret holds the new certificate): re-read
+	// and try again on a conflict, as cmctl renew does, and while the last
+	// issuance's condition is still there (a second one is refused as a
+	// duplicate).
+	framework.EventuallyWithin(t, issueWait, "triggering the renewal of Certificate "+ns+"/"+name, func() error {
 		crt := &cmapi.Certificate{}
 		if err := cm.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, crt); err != nil {
 			return err
+		}
+		for _, c := range crt.Status.Conditions {
+			if c.Type == cmapi.CertificateConditionIssuing {
+				return fmt.Errorf("an issuance is still in progress: %s", c.Message)
+			}
 		}
 		now := metav1.Now()
 		crt.Status.Conditions = append(crt.Status.Conditions, cmapi.CertificateCondition{Type: cmapi.CertificateConditionIssuing,
@@ -258,9 +265,6 @@ func renew(t *testing.T, cm client.Client, ns, name string) {
 			LastTransitionTime: &now, ObservedGeneration: crt.Generation})
 		return cm.Status().Update(context.Background(), crt)
 	})
-	if err != nil {
-		t.Fatalf("triggering the renewal of Certificate %s/%s: %v", ns, name, err)
-	}
 }
 
 // webService is Service web in ns with one endpoint on this machine's own
