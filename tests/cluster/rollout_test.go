@@ -211,17 +211,20 @@ func (inst *installation) gone(t *testing.T, names []string) bool {
 	return true
 }
 
-// checkLeaderFailover: deleting the pod that holds the manager's Lease, and
-// the one that holds the router's, hands each Lease to the other replica,
-// which then does the leader's work: the new manager leader turns a new
-// Ingress into a Route, and the new router leader writes its status.
+// checkLeaderFailover: the pod that holds the manager's Lease, and the one
+// that holds the router's, go away without a word (deleted with no grace
+// period, as when their node dies): each Lease passes to the other replica
+// once it expires, which then does the leader's work: the new manager
+// leader turns a new Ingress into a Route, and the new router leader writes
+// its status. (A replica that stops gracefully hands its Lease over at
+// once; the rollouts above go that way.)
 func (inst *installation) checkLeaderFailover(t *testing.T) {
 	ns := inst.namespace(t, "failover")
 	for _, lease := range []string{"routeshift-ingress-to-route", "routeshift-router-public"} {
 		holder := inst.leaseHolder(t, lease)
 		pod, _, _ := strings.Cut(holder, "_")
 		t.Logf("Lease %s is held by %s (pod %s)", lease, holder, pod)
-		inst.kubectl(t, "delete", "pod", "--namespace", installNamespace, pod)
+		inst.kubectl(t, "delete", "pod", "--namespace", installNamespace, pod, "--grace-period=0", "--force")
 		framework.EventuallyWithin(t, 2*time.Minute, "another replica takes Lease "+lease, func() error {
 			now := inst.leaseHolder(t, lease)
 			if now == "" || strings.HasPrefix(now, pod+"_") || now == holder {
