@@ -1,0 +1,218 @@
+package nginx
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// routingEntries are the annotations about which requests reach which
+// backend, and how: paths, rewrites, redirects, hosts, canaries, error
+// pages and request headers.
+var routingEntries = []Entry{
+	{Annotation: "rewrite-target", Verdict: Approximate,
+		Caveat:  "The Route's path becomes the literal prefix of the Ingress path and rewrite-target replaces it (" + acceptedRewrites + "); other regular expressions are refused, matching is case-sensitive, and a target without captures keeps the rest of the path where ingress-nginx drops it.",
+		convert: convertRewriteTarget},
+	{Annotation: "use-regex", Verdict: Approximate,
+		Caveat:  "Route paths are prefixes: a regular-expression path is converted only when it is a literal prefix, optionally followed by (/|$)(.*), /(.*), (/.*) or (.*), and matching is case-sensitive where ingress-nginx's is not.",
+		convert: convertUseRegex},
+	{Annotation: "app-root", Verdict: NotSupported,
+		Caveat: "The router does not redirect /; redirect it in the application, or give / a Route to a Service that redirects."},
+	{Annotation: "permanent-redirect", Verdict: NotSupported,
+		Caveat: "The router does not redirect to another URL; redirect in the application or give the host a Route to a Service that redirects."},
+	{Annotation: "permanent-redirect-code", Verdict: NotSupported,
+		Caveat: "It goes with permanent-redirect, which the router does not do."},
+	{Annotation: "temporal-redirect", Verdict: NotSupported,
+		Caveat: "The router does not redirect to another URL; redirect in the application or give the host a Route to a Service that redirects."},
+	{Annotation: "temporal-redirect-code", Verdict: NotSupported,
+		Caveat: "It goes with temporal-redirect, which the router does not do."},
+	{Annotation: "from-to-www-redirect", Verdict: NotSupported,
+		Caveat: "The router does not redirect between the www host and the bare host; serve both (add the other host as a rule or in server-alias) or redirect in the application."},
+	{Annotation: "server-alias", Verdict: Exact,
+		Caveat:  "Each alias gets the same Routes as the rule's host.",
+		convert: convertServerAlias},
+	{Annotation: "default-backend", Verdict: RouterWide,
+		Caveat: "When a Route's Service has no endpoints the router answers with its own 503 page (ROUTER_ERRORFILE_503), for every Route; there is no per-Ingress fallback Service."},
+	{Annotation: "custom-http-errors", Verdict: RouterWide,
+		Caveat: "The router replaces only its own 503 and 404 pages (ROUTER_ERRORFILE_503, ROUTER_ERRORFILE_404), for every Route; it passes the endpoints' error responses on as they are."},
+	{Annotation: "disable-proxy-intercept-errors", Verdict: Exact,
+		Caveat: "The router never replaces the endpoints' error responses."},
+	{Annotation: "upstream-vhost", Verdict: Exact,
+		Caveat:  "The Routes set the Host request header to the value (spec.httpHeaders); nginx variables have no counterpart.",
+		convert: convertRequestHeader("Host")},
+	{Annotation: "x-forwarded-prefix", Verdict: Exact,
+		Caveat:  "The Routes set the X-Forwarded-Prefix request header to the value (spec.httpHeaders).",
+		convert: convertRequestHeader("X-Forwarded-Prefix")},
+	{Annotation: "custom-headers", Verdict: NotSupported,
+		Caveat: "The conversion does not read ConfigMaps: write the ConfigMap's headers as response header actions in the Routes' spec.httpHeaders."},
+	{Annotation: "connection-proxy-header", Verdict: NotSupported,
+		Caveat: "The router manages the Connection header to the endpoints itself (keep-alive); it cannot be set per Route."},
+	{Annotation: "proxy-http-version", Verdict: Approximate,
+		Caveat:  "The router speaks HTTP/1.1 to the endpoints (or HTTP/2 by the Service port's appProtocol), never HTTP/1.0.",
+		convert: convertProxyHTTPVersion},
+	{Annotation: "proxy-redirect-from", Verdict: NotSupported,
+		Caveat: "The router does not rewrite the Location and Refresh headers of responses; make the application send the right URL."},
+	{Annotation: "proxy-redirect-to", Verdict: NotSupported,
+		Caveat: "The router does not rewrite the Location and Refresh headers of responses; make the application send the right URL."},
+	{Annotation: "proxy-cookie-domain", Verdict: NotSupported,
+		Caveat: "The router does not rewrite the Domain of the endpoints' cookies; set it in the application."},
+	{Annotation: "proxy-cookie-path", Verdict: NotSupported,
+		Caveat: "The router does not rewrite the Path of the endpoints' cookies; set it in the application."},
+	{Annotation: "http2-push-preload", Verdict: NotSupported,
+		Caveat: "The router does not push resources over HTTP/2 (browsers have dropped server push); use 103 Early Hints or preload links."},
+	{Annotation: "mirror-target", Verdict: NotSupported,
+		Caveat: "The router does not mirror requests; mirror them in the application or with a service mesh."},
+	{Annotation: "mirror-host", Verdict: NotSupported,
+		Caveat: "It goes with mirror-target: the router does not mirror requests."},
+	{Annotation: "mirror-request-body", Verdict: NotSupported,
+		Caveat: "It goes with mirror-target: the router does not mirror requests."},
+	{Annotation: "fastcgi-index", Verdict: NotSupported,
+		Caveat: "The router does not speak FastCGI: put an HTTP server in front of the FastCGI endpoints."},
+	{Annotation: "fastcgi-params-configmap", Verdict: NotSupported,
+		Caveat: "The router does not speak FastCGI: put an HTTP server in front of the FastCGI endpoints."},
+}
+
+// canaryEntries are the annotations of canary Ingresses.
+var canaryEntries = []Entry{
+	{Annotation: "canary", Verdict: Exact,
+		Caveat:  "true makes the Ingress a canary: its Service becomes an alternate backend of the primary Ingress's Route for the same host and path, weighted by canary-weight out of canary-weight-total.",
+		convert: convertCanary},
+	{Annotation: "canary-weight", Verdict: Exact,
+		Caveat:  "The canary's share of requests, out of canary-weight-total, becomes the weights of the Route's backends.",
+		convert: convertCanaryWeight},
+	{Annotation: "canary-weight-total", Verdict: Exact,
+		Caveat:  "The total canary-weight is out of (100 by default).",
+		convert: convertCanaryWeight},
+	{Annotation: "canary-by-header", Verdict: NotSupported,
+		Caveat:  canaryByRequest,
+		convert: convertCanaryByRequest},
+	{Annotation: "canary-by-header-value", Verdict: NotSupported,
+		Caveat:  canaryByRequest,
+		convert: convertCanaryByRequest},
+	{Annotation: "canary-by-header-pattern", Verdict: NotSupported,
+		Caveat:  canaryByRequest,
+		convert: convertCanaryByRequest},
+	{Annotation: "canary-by-cookie", Verdict: NotSupported,
+		Caveat:  canaryByRequest,
+		convert: convertCanaryByRequest},
+}
+
+const canaryByRequest = "Routes split traffic by weight only, so this canary gets no requests by header or cookie (a later routeshift release adds them); meanwhile give it a canary-weight or a Route of its own."
+
+func convertUseRegex(c *converter, f *Finding) {
+	b, ok := c.boolValue(f.Key)
+	switch {
+	case !ok:
+		invalid(f, "true or false", "reads the paths as prefixes, as the Route does")
+	case b:
+		c.out.UseRegex = true
+	case c.present("rewrite-target"):
+		f.Verdict, f.Caveat = Approximate, "rewrite-target makes the paths regular expressions anyway, in ingress-nginx as in the conversion."
+	default:
+		f.Verdict, f.Caveat = Exact, "false is the default: paths are prefixes."
+	}
+}
+
+func convertRewriteTarget(c *converter, f *Finding) {
+	v, _ := c.value(f.Key)
+	if v == "" {
+		invalid(f, "a path", "does not rewrite, nor does the Route")
+		return
+	}
+	c.out.RewriteTarget = v
+	c.out.UseRegex = true
+}
+
+func convertServerAlias(c *converter, f *Finding) {
+	var bad []string
+	for _, h := range splitList(f.Value) {
+		if len(validation.IsDNS1123Subdomain(h)) > 0 {
+			bad = append(bad, h)
+			continue
+		}
+		c.out.ExtraHosts = append(c.out.ExtraHosts, h)
+	}
+	switch {
+	case len(c.out.ExtraHosts) == 0:
+		invalid(f, "a comma-separated list of host names", "serves no alias, nor do the Routes")
+	case len(bad) > 0:
+		f.Verdict = Approximate
+		f.Caveat = fmt.Sprintf("The aliases %s get the rule's Routes, but %s are not host names a Route can have (wildcards and regular expressions included).",
+			strings.Join(c.out.ExtraHosts, ", "), strings.Join(bad, ", "))
+	}
+}
+
+// convertRequestHeader sets a request header to the annotation's value.
+func convertRequestHeader(name string) func(c *converter, f *Finding) {
+	return func(c *converter, f *Finding) {
+		v, _ := c.value(f.Key)
+		hv, ok := headerValue(v)
+		if !ok {
+			f.Verdict = NotSupported
+			f.Caveat = fmt.Sprintf("%q cannot be a literal %s header (empty, nginx variables or control characters); set the header with spec.httpHeaders on the Routes.", v, name)
+			return
+		}
+		setHeader(&c.out.RequestHeaders, name, hv)
+	}
+}
+
+func convertProxyHTTPVersion(c *converter, f *Finding) {
+	v, _ := c.value(f.Key)
+	switch v {
+	case "1.1":
+		f.Verdict, f.Caveat = Exact, "1.1 is the default: the router speaks HTTP/1.1 to the endpoints."
+	case "1.0":
+		f.Verdict = NotSupported
+		f.Caveat = "The router speaks HTTP/1.1 to the endpoints, never HTTP/1.0; HTTP/1.0-only endpoints need a proxy of their own."
+	default:
+		invalid(f, `"1.0" or "1.1"`, "speaks HTTP/1.1, as the router does")
+	}
+}
+
+func convertCanary(c *converter, f *Finding) {
+	b, ok := c.boolValue(f.Key)
+	switch {
+	case !ok:
+		invalid(f, "true or false", "treats the Ingress as a primary one, as the conversion does")
+	case !b:
+		f.Verdict, f.Caveat = Exact, "false is the default: the Ingress is a primary one."
+	default:
+		total := int64(100)
+		if n, ok := c.intValue("canary-weight-total", 1); ok {
+			total = n
+		}
+		weight, _ := c.intValue("canary-weight", 0)
+		c.out.Canary = &Canary{Weight: int32(min(weight, total)), Total: int32(total)}
+	}
+}
+
+func convertCanaryWeight(c *converter, f *Finding) {
+	if !c.canary {
+		noEffect(f, `canary: "true"`)
+		return
+	}
+	if f.Key == "canary-weight-total" {
+		if _, ok := c.intValue(f.Key, 1); !ok {
+			invalid(f, "a whole number from 1 up", "keeps 100, as the conversion does")
+		}
+		return
+	}
+	n, ok := c.intValue(f.Key, 0)
+	total := int64(100)
+	if t, ok := c.intValue("canary-weight-total", 1); ok {
+		total = t
+	}
+	switch {
+	case !ok:
+		invalid(f, "a whole number from 0 up", "sends the canary no requests by weight, as the conversion does")
+	case n > total:
+		f.Caveat = fmt.Sprintf("A weight above canary-weight-total (%d) sends every request to the canary, in ingress-nginx as on the Route.", total)
+	}
+}
+
+func convertCanaryByRequest(c *converter, f *Finding) {
+	if !c.canary {
+		noEffect(f, `canary: "true"`)
+	}
+}
