@@ -108,12 +108,12 @@ func (c *converter) terminatesTLS() bool {
 }
 
 // redirectCode is how ingress-nginx's redirect differs from the router's
-// 302, or "" when it does not.
+// 302, as the end of a sentence, or "" when it does not.
 func (c *converter) redirectCode() string {
 	if c.in.Globals.HTTPRedirectCode == 302 {
 		return ""
 	}
-	return fmt.Sprintf(" (the router answers 302 where ingress-nginx answers %d)", c.in.Globals.HTTPRedirectCode)
+	return fmt.Sprintf(", but with 302 where ingress-nginx answers %d", c.in.Globals.HTTPRedirectCode)
 }
 
 // convertRedirect judges ssl-redirect and force-ssl-redirect; the policy

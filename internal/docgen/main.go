@@ -1,10 +1,11 @@
 // Command docgen writes the reference pages that are generated from the
 // code (`make generate` runs it; CI fails when they are out of date): the
 // router's settings from internal/settings.Table, the route annotations
-// from routecore.AnnotationCatalogue, and the validation rules with the
+// from routecore.AnnotationCatalogue, the validation rules with the
 // messages that routecore, the router and the webhook give for the
-// examples of routecore/examples. The pages' prose is in templates/, which
-// only print. It imports the packages whose settings, annotations and
+// examples of routecore/examples, and the conversion of ingress-nginx's
+// annotations and ConfigMap keys from ingress/nginx. The pages' prose is
+// in templates/, which only print. It imports the packages whose settings, annotations and
 // messages it documents, and runs their code rather than restating it;
 // nothing imports it.
 package main
@@ -54,6 +55,7 @@ func generate() (map[string]string, error) {
 	pages := map[string]string{}
 	for name, data := range map[string]func() (any, error){
 		"router-settings.md": settingsData, "annotations.md": annotationsData, "validation.md": validationData,
+		"ingress-nginx.md": ingressNginxData,
 	} {
 		d, err := data()
 		if err != nil {
