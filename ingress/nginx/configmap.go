@@ -43,6 +43,9 @@ func LookupSetting(key string) (Setting, bool) {
 func closestSetting(key string) string {
 	best, bestDist := "", len(key)/4+2
 	for _, s := range configMapTable {
+		if abs(len(s.Key)-len(key)) >= bestDist {
+			continue
+		}
 		if d := editDistance(key, s.Key); d < bestDist {
 			best, bestDist = s.Key, d
 		}

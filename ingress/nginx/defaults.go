@@ -31,12 +31,17 @@ func (c *converter) defaults() {
 	}
 	if !c.present("proxy-read-timeout") && !c.present("proxy-send-timeout") {
 		if t := int64(max(g.ProxyReadTimeout, g.ProxySendTimeout)); t != routerServerTimeout {
-			c.set(routecore.AnnTimeout, seconds(t))
-			v, caveat := Exact, fmt.Sprintf("ingress-nginx waits %d s for endpoints (proxy-read-timeout and proxy-send-timeout), the router %d s, so the Routes' timeout is %s.", t, routerServerTimeout, seconds(t))
-			if g.ProxyReadTimeout != g.ProxySendTimeout {
+			timeout, capped := seconds(t)
+			c.set(routecore.AnnTimeout, timeout)
+			v, caveat := Exact, fmt.Sprintf("ingress-nginx waits %d s for endpoints (proxy-read-timeout and proxy-send-timeout), the router %d s, so the Routes' timeout is %s.", t, routerServerTimeout, timeout)
+			if g.ProxyReadTimeout != g.ProxySendTimeout || capped {
 				v = Approximate
-				caveat = fmt.Sprintf("ingress-nginx waits %d s to read from endpoints and %d s to send to them, the router %d s for both, so the Routes' timeout is the longer, %s.",
-					g.ProxyReadTimeout, g.ProxySendTimeout, routerServerTimeout, seconds(t))
+				caveat = fmt.Sprintf("ingress-nginx waits %d s to read from endpoints and %d s to send to them, the router %d s for both, so the Routes' timeout is the longer, %s",
+					g.ProxyReadTimeout, g.ProxySendTimeout, routerServerTimeout, timeout)
+				if capped {
+					caveat += ", the longest the router takes (about 24.8 days)"
+				}
+				caveat += "."
 			}
 			add("proxy-read-timeout", v, caveat)
 		}

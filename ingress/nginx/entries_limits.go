@@ -184,19 +184,24 @@ func (c *converter) timeouts() (read, send int64) {
 
 func convertTimeout(c *converter, f *Finding) {
 	read, send := c.timeouts()
-	c.set(routecore.AnnTimeout, seconds(max(read, send)))
-	if _, ok := c.intValue(f.Key, 1); !ok {
+	timeout, capped := seconds(max(read, send))
+	c.set(routecore.AnnTimeout, timeout)
+	switch _, ok := c.intValue(f.Key, 1); {
+	case !ok:
 		global := c.in.Globals.ProxyReadTimeout
 		if f.Key == "proxy-send-timeout" {
 			global = c.in.Globals.ProxySendTimeout
 		}
-		invalid(f, "a whole number of seconds from 1 up", fmt.Sprintf("keeps its ConfigMap's %d, as the Routes' timeout (%s) does", global, seconds(max(read, send))))
-		return
-	}
-	f.Caveat = fmt.Sprintf("The Routes' timeout is %s, the longer of proxy-read-timeout (%d) and proxy-send-timeout (%d), as the router has one server timeout for both directions.",
-		seconds(max(read, send)), read, send)
-	if read == send {
-		f.Verdict = Exact
+		invalid(f, "a whole number of seconds from 1 up", fmt.Sprintf("keeps its ConfigMap's %d, as the Routes' timeout (%s) does", global, timeout))
+	case capped:
+		f.Verdict = Approximate
+		f.Caveat = fmt.Sprintf("The Routes' timeout is %s, the longest the router takes (about 24.8 days).", timeout)
+	default:
+		f.Caveat = fmt.Sprintf("The Routes' timeout is %s, the longer of proxy-read-timeout (%d) and proxy-send-timeout (%d), as the router has one server timeout for both directions.",
+			timeout, read, send)
+		if read == send {
+			f.Verdict = Exact
+		}
 	}
 }
 

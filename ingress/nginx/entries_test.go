@@ -504,3 +504,35 @@ func TestUnknownAnnotations(t *testing.T) {
 		}
 	}
 }
+
+// TestOddValuesStayValid converts every annotation with values ingress-nginx
+// users get wrong, alone and with the annotations that give it an effect,
+// and wants Routes routecore accepts and one-sentence caveats.
+func TestOddValuesStayValid(t *testing.T) {
+	values := []string{"", " ", "x", "-1", "0", "1", "true", "false", "on", "cookie", "%", "100%", "$host", "a\nb", "2147483647",
+		"99999999999999999999", "/", "/$2", "a,b", ",", "10.0.0.0/8", "*", "https://*.example.com", "HTTPS", "GRPCS", "Strict",
+		"ns/name", "other/name", strings.Repeat("a", 300)}
+	companions := [][]string{nil, {"enable-cors", "true"}, {"affinity", "cookie"}, {"canary", "true"},
+		{"backend-protocol", "HTTPS", "proxy-ssl-verify", "on"}, {"limit-rps", "3"}}
+	for _, e := range Table() {
+		for _, comp := range companions {
+			for _, v := range values {
+				in := kv(comp...)
+				in[Prefix+e.Annotation] = v
+				for _, tls := range []bool{false, true} {
+					conv := Convert(Input{Annotations: in, TLS: tls, Globals: DefaultGlobals(), Namespace: "ns"})
+					f, ok := finding(conv, e.Annotation)
+					if !ok || !slices.Contains(Verdicts(), f.Verdict) {
+						t.Errorf("%s=%q with %v: finding %+v", e.Annotation, v, comp, f)
+					}
+					checkCaveat(t, e.Annotation+"="+v, f.Caveat)
+					path := "/"
+					if conv.Termination == routecore.TLSTerminationPassthrough {
+						path = ""
+					}
+					checkValid(t, conv, tls, path)
+				}
+			}
+		}
+	}
+}

@@ -53,6 +53,14 @@ func checkValid(t *testing.T, conv Conversion, tls bool, path string) {
 	if errs := routecore.ValidateRoute(r, routecore.ValidateOptions{}); len(errs) > 0 {
 		t.Errorf("routecore refuses the converted Route: %v", errs.ToAggregate())
 	}
+	for _, host := range conv.ExtraHosts {
+		alias := routeFor(conv, tls, path)
+		alias.Spec.Host = host
+		routecore.Default(alias, nil, routecore.DefaultOptions{})
+		if errs := routecore.ValidateRoute(alias, routecore.ValidateOptions{}); len(errs) > 0 {
+			t.Errorf("routecore refuses the Route of alias %q: %v", host, errs.ToAggregate())
+		}
+	}
 	for _, w := range routecore.Warnings(r, routecore.WarningOptions{}) {
 		for k := range conv.Annotations {
 			if strings.Contains(w, k) {

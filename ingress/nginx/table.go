@@ -108,6 +108,10 @@ var table = func() []Entry {
 func closestKey(key string) string {
 	best, bestDist := "", len(key)/4+2
 	for _, e := range table {
+		// The lengths' difference is a lower bound of the distance.
+		if abs(len(e.Annotation)-len(key)) >= bestDist {
+			continue
+		}
 		if d := editDistance(key, e.Annotation); d < bestDist {
 			best, bestDist = e.Annotation, d
 		}
@@ -115,10 +119,16 @@ func closestKey(key string) string {
 	return best
 }
 
+func abs(n int) int { return max(n, -n) }
+
 // editDistance is the Levenshtein distance of a and b, in bytes.
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	var buf [2][64]int
+	prev, cur := buf[0][:], buf[1][:]
+	if len(b)+1 > len(prev) {
+		prev, cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	prev, cur = prev[:len(b)+1], cur[:len(b)+1]
 	for j := range prev {
 		prev[j] = j
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/routeshift/routeshift/routecore"
 )
@@ -107,5 +108,9 @@ func splitList(v string) []string {
 	return out
 }
 
-// seconds is a Route TimeUnit of n seconds.
-func seconds(n int64) string { return strconv.FormatInt(n, 10) + "s" }
+// seconds is a Route TimeUnit of n seconds, at most routecore's
+// MaxTimeUnit (whole seconds); capped reports that n was more.
+func seconds(n int64) (value string, capped bool) {
+	maxSeconds := int64(routecore.MaxTimeUnit / time.Second)
+	return strconv.FormatInt(min(n, maxSeconds), 10) + "s", n > maxSeconds
+}
