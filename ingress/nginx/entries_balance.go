@@ -162,6 +162,9 @@ func convertLoadBalance(c *converter, f *Finding) {
 	case v == "ewma":
 		c.set(routecore.AnnBalance, string(routecore.BalanceLeastConn))
 		f.Verdict, f.Caveat = Approximate, "The Routes balance with leastconn, which weighs endpoints by open connections rather than by response time."
+	case v == "chash" || v == "chashsubset" || v == "sticky_balanced" || v == "sticky_persistent":
+		f.Verdict = NotSupported
+		f.Caveat = fmt.Sprintf("%s is one of ingress-nginx's internal balancers, which upstream-hash-by and affinity choose, so the Routes keep the router's ROUTER_LOAD_BALANCE_ALGORITHM.", v)
 	default:
 		invalid(f, "round_robin or ewma", fmt.Sprintf("balances with its ConfigMap's load-balance (%s); the Routes keep the router's ROUTER_LOAD_BALANCE_ALGORITHM", c.in.Globals.LoadBalance))
 	}

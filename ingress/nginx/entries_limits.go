@@ -94,9 +94,19 @@ func isIPOrCIDR(s string) bool {
 	return err == nil && a.Zone() == ""
 }
 
+// convertAllowlist converts allowlist-source-range, or its older name when
+// it is empty or absent (ingress-nginx reads the older name only then).
+// A list ingress-nginx cannot read denies every request there, so it
+// becomes an allowlist no client matches.
 func convertAllowlist(c *converter, f *Finding) {
-	if f.Key == "whitelist-source-range" && c.present("allowlist-source-range") {
+	allowlist, _ := c.value("allowlist-source-range")
+	whitelist, _ := c.value("whitelist-source-range")
+	switch {
+	case f.Key == "whitelist-source-range" && allowlist != "":
 		f.Verdict, f.Caveat = Exact, "allowlist-source-range wins over it, in ingress-nginx as in the conversion."
+		return
+	case f.Key == "allowlist-source-range" && allowlist == "" && whitelist != "":
+		f.Verdict, f.Caveat = Exact, "It is empty, so whitelist-source-range applies, in ingress-nginx as in the conversion."
 		return
 	}
 	entries := splitList(f.Value)
