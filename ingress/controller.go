@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/routeshift/routeshift/ingress/nginx"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -40,6 +41,16 @@ const (
 	// ReasonIgnoredAnnotations reports annotations of other Ingress
 	// controllers, which Routes do not honour (see AnnotationHints).
 	ReasonIgnoredAnnotations = "IgnoredIngressAnnotations"
+	// ReasonApproximated reports ingress-nginx annotations of an adopted
+	// Ingress whose behaviour the Routes keep only approximately, or as a
+	// router-wide setting.
+	ReasonApproximated = "ApproximatedIngressNginxAnnotations"
+	// ReasonNotSupported reports ingress-nginx annotations of an adopted
+	// Ingress that the Routes cannot honour.
+	ReasonNotSupported = "UnsupportedIngressNginxAnnotations"
+	// ReasonRefused reports ingress-nginx snippet annotations of an adopted
+	// Ingress, which are never honoured.
+	ReasonRefused = "RefusedIngressNginxAnnotations"
 )
 
 // Field indexes of the controller's cache.
@@ -47,6 +58,7 @@ const (
 	routeOwnerIndex    = "metadata.controllerUID"
 	ingressSvcIndex    = "spec.serviceNames"
 	ingressSecretIndex = "spec.secretNames"
+	ingressHostIndex   = "spec.rules.host"
 )
 
 // Reconciler makes the Routes owned by each managed Ingress equal to what
@@ -60,6 +72,10 @@ type Reconciler struct {
 	Events events.EventRecorder
 	// ControllerName is the IngressClass controller this reconciler serves.
 	ControllerName string
+	// Options say which Ingresses are taken and which are adopted.
+	Options Options
+	// PublishAdoptedStatus writes the status of adopted Ingresses too.
+	PublishAdoptedStatus bool
 
 	metrics *controllerMetrics
 	// memory holds what the reconciler remembers of each Ingress between
@@ -85,7 +101,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		r.memory.forget(req.NamespacedName)
 		return reconcile.Result{}, nil
 	}
-	res := Translate(ing, cachedObjects{ctx: ctx, reader: r.Client}, r.ControllerName)
+	opts := r.Options
+	opts.ControllerName = r.ControllerName
+	res := TranslateWith(ing, cachedObjects{ctx: ctx, reader: r.Client}, opts)
 	if !res.Managed {
 		r.memory.forget(req.NamespacedName)
 		return reconcile.Result{}, nil // another controller's: its Routes are left alone
@@ -98,12 +116,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	syncErr := r.syncRoutes(ctx, ing, res, owned.Items)
 	r.report(ing, ReasonIncomplete, problemsNote(res.Problems))
 	r.report(ing, ReasonInvalidAnnotation, res.InvalidReconcileLabels)
-	r.report(ing, ReasonIgnoredAnnotations, strings.Join(AnnotationHints(ing), "; "))
+	if res.Adopted {
+		approximated, unsupported, refused := findingNotes(res.Conversion)
+		r.report(ing, ReasonApproximated, approximated)
+		r.report(ing, ReasonNotSupported, unsupported)
+		r.report(ing, ReasonRefused, refused)
+	} else {
+		r.report(ing, ReasonIgnoredAnnotations, strings.Join(AnnotationHints(ing), "; "))
+	}
 	failure := ""
 	if syncErr != nil {
 		failure = "Error in converting Ingress to Route: " + syncErr.Error()
 	}
 	r.report(ing, ReasonFailed, failure)
+	if res.Adopted && !r.PublishAdoptedStatus {
+		// ingress-nginx still owns the class and publishes its address
+		// until DNS moves; two controllers would overwrite each other.
+		return reconcile.Result{}, syncErr
+	}
 	if err := r.updateStatus(ctx, ing, res, owned.Items); err != nil {
 		return reconcile.Result{}, err
 	}
@@ -279,11 +309,71 @@ func (c cachedObjects) IngressClass(name string) *networkingv1.IngressClass {
 	return ic
 }
 
+func (c cachedObjects) AllIngressClasses() []*networkingv1.IngressClass {
+	var list networkingv1.IngressClassList
+	if c.reader.List(c.ctx, &list) != nil {
+		return nil
+	}
+	out := make([]*networkingv1.IngressClass, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out
+}
+
+func (c cachedObjects) Ingresses(namespace, host string) []*networkingv1.Ingress {
+	var list networkingv1.IngressList
+	if c.reader.List(c.ctx, &list, client.InNamespace(namespace), client.MatchingFields{ingressHostIndex: host}) != nil {
+		return nil
+	}
+	out := make([]*networkingv1.Ingress, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out
+}
+
+func (c cachedObjects) Canaries(namespace, host string) []*networkingv1.Ingress {
+	var out []*networkingv1.Ingress
+	for _, ing := range c.Ingresses(namespace, host) {
+		if IsCanary(ing) {
+			out = append(out, ing)
+		}
+	}
+	return out
+}
+
+// findingNotes are the event messages of an adopted Ingress's conversion:
+// the annotations kept only approximately (or router-wide), those not
+// supported, and the refused snippets; "" for a kind with none.
+func findingNotes(conv *nginx.Conversion) (approximated, unsupported, refused string) {
+	var a, u, r []string
+	for _, f := range conv.Findings {
+		line := f.Describe()
+		switch f.Verdict {
+		case nginx.Approximate, nginx.RouterWide:
+			a = append(a, line)
+		case nginx.NotSupported:
+			u = append(u, line)
+		case nginx.Refused:
+			r = append(r, line)
+		}
+	}
+	return strings.Join(a, "; "), strings.Join(u, "; "), strings.Join(r, "; ")
+}
+
 // ControllerOptions configure the controller.
 type ControllerOptions struct {
 	// ControllerName is the IngressClass controller served (default
 	// DefaultControllerName).
 	ControllerName string
+	// Adopt says which other Ingresses are taken, converted from
+	// ingress-nginx (its ControllerName is ignored).
+	Adopt Options
+	// PublishAdoptedStatus writes status.loadBalancer of adopted Ingresses
+	// too; by default ingress-nginx keeps publishing it during a parallel
+	// run.
+	PublishAdoptedStatus bool
 	// Workers is the number of Ingresses reconciled in parallel (default 4).
 	Workers int
 }
@@ -316,7 +406,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts ControllerOpti
 		}
 	}
 	r := &Reconciler{Client: mgr.GetClient(), Events: mgr.GetEventRecorder("ingress-to-route"),
-		ControllerName: opts.ControllerName, metrics: &controllerMetrics{writes: writes, statusWrites: statusWrites},
+		ControllerName: opts.ControllerName, Options: opts.Adopt, PublishAdoptedStatus: opts.PublishAdoptedStatus, metrics: &controllerMetrics{writes: writes, statusWrites: statusWrites},
 		memory: memory{size: remembered}}
 	if err := indexFields(ctx, mgr); err != nil {
 		return nil, err
@@ -338,6 +428,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts ControllerOpti
 		For(&networkingv1.Ingress{}).
 		Owns(&routecore.Route{}).
 		Watches(&networkingv1.IngressClass{}, allIngresses).
+		Watches(&networkingv1.Ingress{}, handler.EnqueueRequestsFromMapFunc(r.canaryPartners)).
 		Watches(&corev1.Service{}, byIndex(ingressSvcIndex)).
 		Watches(&corev1.Secret{}, byIndex(ingressSecretIndex), builder.WithPredicates(certSecrets)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.Workers}).
@@ -357,6 +448,31 @@ func (r *Reconciler) ingressesMatching(ctx context.Context, namespace string, op
 	reqs := make([]reconcile.Request, len(list.Items))
 	for i := range list.Items {
 		reqs[i] = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}}
+	}
+	return reqs
+}
+
+// canaryPartners maps an Ingress event to the Ingresses of the same
+// namespace and host that it may change: a canary's primaries, or a
+// primary's canaries (whose problems say whether a primary exists).
+func (r *Reconciler) canaryPartners(ctx context.Context, o client.Object) []reconcile.Request {
+	ing, ok := o.(*networkingv1.Ingress)
+	if !ok || !r.Options.adopts() {
+		return nil
+	}
+	canary := IsCanary(ing)
+	var reqs []reconcile.Request
+	for _, host := range ruleHosts(ing) {
+		objs := cachedObjects{ctx: ctx, reader: r.Client}
+		for _, other := range objs.Ingresses(ing.Namespace, host) {
+			if other.Name == ing.Name || (!canary && !IsCanary(other)) {
+				continue
+			}
+			req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: other.Namespace, Name: other.Name}}
+			if !slices.Contains(reqs, req) {
+				reqs = append(reqs, req)
+			}
+		}
 	}
 	return reqs
 }
@@ -389,6 +505,11 @@ func indexFields(ctx context.Context, mgr ctrl.Manager) error {
 	}); err != nil {
 		return err
 	}
+	if err := idx.IndexField(ctx, &networkingv1.Ingress{}, ingressHostIndex, func(o client.Object) []string {
+		return ruleHosts(o.(*networkingv1.Ingress))
+	}); err != nil {
+		return err
+	}
 	return idx.IndexField(ctx, &networkingv1.Ingress{}, ingressSecretIndex, func(o client.Object) []string {
 		ing := o.(*networkingv1.Ingress)
 		var names []string
@@ -397,6 +518,9 @@ func indexFields(ctx context.Context, mgr ctrl.Manager) error {
 		}
 		if ca := ing.Annotations[DestinationCAAnnotation]; ca != "" {
 			names = append(names, ca)
+		}
+		if ca := ing.Annotations[nginx.Prefix+"proxy-ssl-secret"]; ca != "" {
+			names = append(names, ca[strings.LastIndex(ca, "/")+1:])
 		}
 		return names
 	})

@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/routeshift/routeshift/ingress/nginx"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -51,6 +52,13 @@ type Objects interface {
 	Service(namespace, name string) *corev1.Service
 	Secret(namespace, name string) *corev1.Secret
 	IngressClass(name string) *networkingv1.IngressClass
+	// AllIngressClasses are every IngressClass (to find the default one).
+	AllIngressClasses() []*networkingv1.IngressClass
+	// Ingresses are the Ingresses of a namespace with a rule for host.
+	Ingresses(namespace, host string) []*networkingv1.Ingress
+	// Canaries are the Ingresses of a namespace with a rule for host that
+	// carry ingress-nginx's canary annotation.
+	Canaries(namespace, host string) []*networkingv1.Ingress
 }
 
 // Result is what an Ingress should become.
@@ -59,6 +67,15 @@ type Result struct {
 	// names an IngressClass that does not exist; then Routes and Problems
 	// are empty and its Routes are left alone.
 	Managed bool
+	// Adopted is true when the Ingress was written for ingress-nginx and
+	// its annotations were converted (Conversion holds what became of them).
+	Adopted bool
+	// Conversion is the conversion of an adopted Ingress's annotations.
+	Conversion *nginx.Conversion
+	// Canary is true for an adopted canary Ingress: its backends become
+	// alternate backends of its primary Ingress's Routes, and it has no
+	// Routes of its own.
+	Canary bool
 	// MissingClass names the IngressClass of an unmanaged Ingress when that
 	// class does not exist (rather than belonging to another controller).
 	MissingClass string
@@ -73,16 +90,39 @@ type Result struct {
 	InvalidReconcileLabels string
 }
 
-// Translate maps an Ingress to Routes: one per rule host and HTTP path.
+// Translate maps an Ingress of the controller's own class to Routes (see
+// TranslateWith); it adopts no other class.
+func Translate(ing *networkingv1.Ingress, objs Objects, controllerName string) Result {
+	return TranslateWith(ing, objs, Options{ControllerName: controllerName})
+}
+
+// TranslateWith maps an Ingress to Routes: one per rule host and HTTP path.
 // Rules and paths that cannot be mapped are skipped with a problem saying
 // why; Routes that routecore would reject are skipped the same way, so the
-// controller never writes a Route the webhook refuses.
-func Translate(ing *networkingv1.Ingress, objs Objects, controllerName string) Result {
-	if ok, missing := managed(ing, objs, controllerName); !ok {
+// controller never writes a Route the webhook refuses. An adopted Ingress's
+// ingress-nginx annotations are converted first; an adopted canary Ingress
+// has no Routes of its own, its backends join its primary's Routes.
+func TranslateWith(ing *networkingv1.Ingress, objs Objects, opts Options) Result {
+	if opts.ControllerName == "" {
+		opts.ControllerName = DefaultControllerName
+	}
+	managed, adopted, missing := classify(ing, objs, opts)
+	if !managed {
 		return Result{MissingClass: missing}
 	}
-	res := Result{Managed: true}
+	res := Result{Managed: true, Adopted: adopted}
 	res.ReconcileLabels, res.InvalidReconcileLabels = reconcileLabels(ing)
+	var conv *nginx.Conversion
+	if adopted {
+		c := convert(ing, opts)
+		conv = &c
+		res.Conversion = conv
+		if c.Canary != nil {
+			res.Canary = true
+			res.Problems = canaryProblems(ing, objs, opts)
+			return res
+		}
+	}
 	names := map[string]bool{}
 	for i := range ing.Spec.Rules {
 		rule := &ing.Spec.Rules[i]
@@ -98,25 +138,51 @@ func Translate(ing *networkingv1.Ingress, objs Objects, controllerName string) R
 			res.problem("Missing paths in rule at index %d", i)
 			continue
 		}
-		tls, err := tlsFor(ing, rule.Host, objs)
+		tls, err := tlsFor(ing, rule.Host, objs, conv)
 		if err != nil {
 			res.problem("%s", err)
 			continue
 		}
+		hosts := []string{rule.Host}
+		if conv != nil {
+			hosts = append(hosts, conv.ExtraHosts...)
+		}
 		for j := range rule.HTTP.Paths {
-			r, err := routeFor(ing, rule.Host, &rule.HTTP.Paths[j], tls, objs)
+			p := rule.HTTP.Paths[j]
+			path, rewrite, err := routePath(conv, p.Path)
 			if err != nil {
-				res.problem("%s at index %d, path index %d", err, i, j)
+				res.problem("Path %q cannot be served: %s at index %d, path index %d", p.Path, err, i, j)
 				continue
 			}
-			r.Name = uniqueName(names, ing.Name, r.Spec.Host, r.Spec.Path)
-			routecore.Default(r, nil, routecore.DefaultOptions{})
-			if errs := routecore.ValidateRoute(r, routecore.ValidateOptions{}); len(errs) > 0 {
-				res.problem("Route for host %q and path %q would be rejected: %s at index %d, path index %d",
-					rule.Host, r.Spec.Path, errs.ToAggregate().Error(), i, j)
-				continue
+			canaries := []canaryBackend(nil)
+			if conv != nil {
+				canaries = canariesFor(ing, rule.Host, p.Path, objs, opts)
 			}
-			res.Routes = append(res.Routes, r)
+			p.Path = path
+			if conv != nil && tls != nil && tls.Termination == routecore.TLSTerminationPassthrough && p.Path == "/" {
+				p.Path = "" // ingress-nginx passes a host's TLS through whatever the path
+			}
+			for _, host := range hosts {
+				r, err := routeFor(ing, host, &p, tls, objs)
+				if err != nil {
+					res.problem("%s at index %d, path index %d", err, i, j)
+					continue
+				}
+				r.Name = uniqueName(names, ing.Name, r.Spec.Host, r.Spec.Path)
+				if conv != nil {
+					applyConversion(r, conv, rewrite)
+					if problem := mergeCanaries(r, canaries); problem != "" {
+						res.problem("%s", problem)
+					}
+				}
+				routecore.Default(r, nil, routecore.DefaultOptions{})
+				if errs := routecore.ValidateRoute(r, routecore.ValidateOptions{}); len(errs) > 0 {
+					res.problem("Route for host %q and path %q would be rejected: %s at index %d, path index %d",
+						host, r.Spec.Path, errs.ToAggregate().Error(), i, j)
+					continue
+				}
+				res.Routes = append(res.Routes, r)
+			}
 		}
 	}
 	return res
@@ -124,25 +190,6 @@ func Translate(ing *networkingv1.Ingress, objs Objects, controllerName string) R
 
 func (r *Result) problem(format string, args ...any) {
 	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
-}
-
-// managed reports whether the Ingress is this controller's: no class at
-// all, or a class whose IngressClass names controllerName. The legacy
-// annotation wins over spec.ingressClassName, even when empty. When the
-// class does not exist, missing names it.
-func managed(ing *networkingv1.Ingress, objs Objects, controllerName string) (ok bool, missing string) {
-	class, set := ing.Annotations[ClassAnnotation]
-	if !set {
-		if ing.Spec.IngressClassName == nil {
-			return true, ""
-		}
-		class = *ing.Spec.IngressClassName
-	}
-	ic := objs.IngressClass(class)
-	if ic == nil {
-		return false, class
-	}
-	return ic.Spec.Controller == controllerName, ""
 }
 
 // reconcileLabels parses the reconcile-labels annotation as OpenShift does;
@@ -162,7 +209,7 @@ func reconcileLabels(ing *networkingv1.Ingress) (bool, string) {
 // tlsFor returns the TLS configuration of the Routes for host, or nil for
 // plain HTTP. A TLS secret that is referenced but unusable is an error: no
 // Route is made for the host.
-func tlsFor(ing *networkingv1.Ingress, host string, objs Objects) (*routecore.TLSConfig, error) {
+func tlsFor(ing *networkingv1.Ingress, host string, objs Objects, conv *nginx.Conversion) (*routecore.TLSConfig, error) {
 	var secret *corev1.Secret
 	referenced := false
 	for _, t := range ing.Spec.TLS {
@@ -178,6 +225,9 @@ func tlsFor(ing *networkingv1.Ingress, host string, objs Objects) (*routecore.TL
 		return nil, fmt.Errorf("Invalid or missing TLS secret for rule host %q", host)
 	}
 	termination := routecore.TLSTerminationType(ing.Annotations[TerminationAnnotation])
+	if _, set := ing.Annotations[TerminationAnnotation]; !set && conv != nil {
+		termination = conv.Termination
+	}
 	explicit := termination == routecore.TLSTerminationEdge || termination == routecore.TLSTerminationPassthrough ||
 		termination == routecore.TLSTerminationReencrypt
 	emptyEntry := slices.ContainsFunc(ing.Spec.TLS, func(t networkingv1.IngressTLS) bool { return len(t.Hosts) == 0 && t.SecretName == "" })
@@ -190,6 +240,13 @@ func tlsFor(ing *networkingv1.Ingress, host string, objs Objects) (*routecore.TL
 	tls := &routecore.TLSConfig{Termination: termination, InsecureEdgeTerminationPolicy: routecore.InsecureEdgeTerminationPolicyRedirect}
 	if secret != nil && termination != routecore.TLSTerminationPassthrough {
 		tls.Certificate, tls.Key = string(secret.Data[corev1.TLSCertKey]), string(secret.Data[corev1.TLSPrivateKeyKey])
+	}
+	if conv != nil && conv.InsecureEdgeTerminationPolicy != "" &&
+		(termination != routecore.TLSTerminationPassthrough || conv.InsecureEdgeTerminationPolicy != routecore.InsecureEdgeTerminationPolicyAllow) {
+		tls.InsecureEdgeTerminationPolicy = conv.InsecureEdgeTerminationPolicy
+	}
+	if termination == routecore.TLSTerminationReencrypt && conv != nil && conv.DestinationCASecret != "" && ing.Annotations[DestinationCAAnnotation] == "" {
+		tls.DestinationCACertificate = destinationCA(ing, conv.DestinationCASecret, objs)
 	}
 	if termination == routecore.TLSTerminationReencrypt {
 		if name := ing.Annotations[DestinationCAAnnotation]; name != "" {

@@ -77,12 +77,14 @@ type Conversion struct {
 	Findings []Finding
 }
 
-// Worst returns the worst verdict of the findings, or Exact when there is
-// none.
+// Worst returns the worst verdict of the findings about the Ingress's own
+// annotations, or Exact when there is none. Findings about ingress-nginx's
+// defaults are left out: they are the same for every Ingress, and a report
+// counts them apart.
 func (c *Conversion) Worst() Verdict {
 	worst := Exact
 	for _, f := range c.Findings {
-		if f.Verdict.rank() > worst.rank() {
+		if !f.Default && f.Verdict.rank() > worst.rank() {
 			worst = f.Verdict
 		}
 	}

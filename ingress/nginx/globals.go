@@ -1,7 +1,6 @@
 package nginx
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -91,7 +90,8 @@ func GlobalsFromConfigMap(data map[string]string) (Globals, []Finding) {
 }
 
 // Assumed returns, when the Globals are ingress-nginx's defaults (no
-// ConfigMap was given), one sentence per default the conversion assumed.
+// ConfigMap was given), each default the conversion assumed as
+// "KEY VALUE", e.g. "proxy-read-timeout 60".
 func (g Globals) Assumed() []string {
 	if g.FromConfigMap {
 		return nil
@@ -115,7 +115,7 @@ func (g Globals) Assumed() []string {
 		if kv.value == "" {
 			kv.value = `""`
 		}
-		out = append(out, fmt.Sprintf("ingress-nginx's ConfigMap was not given: assumed %s %s (its default).", kv.key, kv.value))
+		out = append(out, kv.key+" "+kv.value)
 	}
 	return out
 }

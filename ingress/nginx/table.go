@@ -66,17 +66,17 @@ type Entry struct {
 // one key of its ConfigMap).
 type Finding struct {
 	// Key is the annotation key without Prefix, or the ConfigMap key.
-	Key string
+	Key string `json:"key"`
 	// Value is the annotation's value; empty for a default.
-	Value string
+	Value string `json:"value,omitempty"`
 	// Verdict is how much of the behaviour the Routes keep.
-	Verdict Verdict
+	Verdict Verdict `json:"verdict"`
 	// Caveat says in one sentence what differs or what to do.
-	Caveat string
+	Caveat string `json:"caveat"`
 	// Default is true when the annotation is absent and the finding is
 	// about ingress-nginx's default behaviour (or its ConfigMap's), which
 	// differs from the router's and was converted explicitly.
-	Default bool
+	Default bool `json:"default,omitempty"`
 }
 
 // Table returns the rule of every annotation ingress-nginx documents (and

@@ -36,6 +36,11 @@ func addControllerFlags(f *pflag.FlagSet, o *controllerOptions, withRouterAccoun
 		"controllers to run: '*' runs all, NAME adds one, -NAME leaves one out (names: %s)", strings.Join(controllerNames, ", ")))
 	f.StringVar(&o.ingress.ControllerName, "ingress-controller-name", ingress.DefaultControllerName,
 		"IngressClass spec.controller of the Ingresses to manage (Ingresses without a class are managed too)")
+	f.StringArrayVar(&o.ingress.Adopt.AdoptClasses, "adopt-class", nil,
+		"also manage the Ingresses of this class (an IngressClass name or legacy kubernetes.io/ingress.class value), written for ingress-nginx: "+
+			"their nginx.ingress.kubernetes.io/* annotations are converted (repeatable; e.g. --adopt-class nginx)")
+	f.BoolVar(&o.ingress.PublishAdoptedStatus, "publish-adopted-status", false,
+		"write status.loadBalancer of adopted Ingresses too (leave it off while ingress-nginx still serves the class: it publishes its own address until DNS moves)")
 	f.IntVar(&o.ingress.Workers, "workers", 4, "Ingresses, and Routes asking for certificates, reconciled in parallel")
 	if withRouterAccount {
 		f.StringVar(&o.certificates.RouterServiceAccount, "router-service-account", webhook.DefaultRouterServiceAccount,
@@ -76,6 +81,18 @@ type=Warning" lists every problem). The Ingress's status.loadBalancer lists the
 canonical hostnames of the routers that admitted its Routes. An Ingress is managed when
 it names no class, or a class whose IngressClass has spec.controller equal to
 --ingress-controller-name.
+
+Leaving ingress-nginx: --adopt-class NAME (repeatable) makes the Ingresses of class NAME
+managed too, with their nginx.ingress.kubernetes.io/* annotations converted into Route
+behaviour by the same table as "routeshift translate --from ingress-nginx" (see
+docs/reference/ingress-nginx.md). Each annotation kept only approximately, not supported,
+or refused (snippets are never honoured) is reported once as an
+ApproximatedIngressNginxAnnotations, UnsupportedIngressNginxAnnotations or
+RefusedIngressNginxAnnotations Warning event. Canary Ingresses (canary: "true" with
+canary-weight) become weighted alternate backends of their primary Ingress's Routes.
+Ingresses without a class are converted too when an adopted class is the default
+IngressClass. Adopted Ingresses' status is left to ingress-nginx unless
+--publish-adopted-status is given.
 
 route-certificates gives edge and reencrypt Routes that name a cert-manager issuer
 (cert-manager.io/issuer or cert-manager.io/cluster-issuer, see docs/certificates.md) a

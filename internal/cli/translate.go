@@ -10,10 +10,13 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/routeshift/routeshift/ingress"
+	"github.com/routeshift/routeshift/ingress/nginx"
 	"github.com/routeshift/routeshift/internal/input"
 )
 
@@ -26,7 +29,13 @@ type translateOptions struct {
 	fromCluster    bool
 	kubeconfig     string
 	allNamespaces  bool
+	from           string
+	adoptClasses   []string
+	nginxConfigMap string
 }
+
+// fromIngressNginx is --from's value that converts ingress-nginx Ingresses.
+const fromIngressNginx = "ingress-nginx"
 
 func newTranslate() *cobra.Command {
 	o := &translateOptions{}
@@ -49,11 +58,34 @@ Routes of Ingresses read from files have no ownerReference (the Ingress has no U
 it is stored); applied by hand, they stand alone. With --from-cluster they are owned by
 their Ingress, exactly as the controller writes them.
 
+Leaving ingress-nginx: --from ingress-nginx takes the Ingresses written for ingress-nginx
+too — those of every IngressClass whose spec.controller is k8s.io/ingress-nginx, of the
+legacy class "nginx", of each --adopt-class NAME, and those with no class — and converts
+their nginx.ingress.kubernetes.io/* annotations into Route behaviour. Each annotation gets
+a verdict: exact, approximate (the difference in one sentence), router-wide (the router
+setting that holds it), not-supported (why, and what to do) or refused (snippets, never
+honoured). Defaults of ingress-nginx that differ from the router's (sticky sessions, the
+60 s timeout, HSTS, the 1 MiB body limit) are made explicit and reported too. Canary
+Ingresses become weighted alternate backends of their primary's Routes. Global defaults
+come from ingress-nginx's ConfigMap (--ingress-nginx-configmap, read from the input or
+the cluster); without it ingress-nginx's documented defaults are assumed, and the report
+says so. The whole table: docs/reference/ingress-nginx.md.
+
+Output: -o yaml (Routes on stdout, the report on stderr), -o name, -o report (a Markdown
+migration report on stdout: per Ingress each annotation's verdict, then a summary and a
+histogram of annotations by verdict), -o json (the same report as JSON, for CI).
+
 The exit status is 0 when the input could be read, even if some rules produce no Route:
-those are results, reported as warnings.`,
+those are results, reported as warnings. With --strict (which also refuses objects with
+unknown or duplicate fields) it is 1 when any Ingress is not converted exactly: an
+annotation of its own approximated, router-wide, not supported or refused, or a rule or
+path that produced no Route.`,
 		Example: `  routeshift translate -f ingress.yaml -f services.yaml
   kubectl get ingress,service,ingressclass -A -o yaml | routeshift translate -f -
-  routeshift translate --from-cluster -n shop -o yaml > routes.yaml`,
+  routeshift translate --from-cluster -n shop -o yaml > routes.yaml
+  routeshift translate --from ingress-nginx -f shop.yaml
+  routeshift translate --from ingress-nginx --from-cluster -A -o report > migration.md
+  routeshift translate --from ingress-nginx -f ingresses/ -o json --strict`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.namespaceSet = cmd.Flags().Changed("namespace")
@@ -63,7 +95,10 @@ those are results, reported as warnings.`,
 	f := cmd.Flags()
 	o.in.addFlags(f, "translate reads Ingresses, Services, Secrets and IngressClasses")
 	f.StringVarP(&o.namespace, "namespace", "n", "default", "namespace of objects that name none; with --from-cluster, the namespace to read (default: the kubeconfig context's, as kubectl's)")
-	f.StringVarP(&o.output, "output", "o", "yaml", `"yaml" prints the Routes; "name" prints NAMESPACE/NAME lines`)
+	f.StringVarP(&o.output, "output", "o", "yaml", `"yaml" prints the Routes; "name" prints NAMESPACE/NAME lines; "report" a Markdown migration report; "json" the report as JSON`)
+	f.StringVar(&o.from, "from", "", `"ingress-nginx": take Ingresses written for ingress-nginx and convert their annotations`)
+	f.StringArrayVar(&o.adoptClasses, "adopt-class", nil, "with --from ingress-nginx, also take Ingresses of this class (IngressClass name or legacy annotation value; repeatable)")
+	f.StringVar(&o.nginxConfigMap, "ingress-nginx-configmap", "ingress-nginx/ingress-nginx-controller", "NAMESPACE/NAME of ingress-nginx's ConfigMap, read from the input (or the cluster with --from-cluster) for its global defaults")
 	f.StringVar(&o.controllerName, "ingress-controller-name", ingress.DefaultControllerName, "IngressClass spec.controller of the Ingresses to translate")
 	f.BoolVar(&o.fromCluster, "from-cluster", false, "read Ingresses, Services, Secrets and IngressClasses from the cluster (read-only)")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --from-cluster (default: $KUBECONFIG, then ~/.kube/config)")
@@ -72,49 +107,103 @@ those are results, reported as warnings.`,
 }
 
 func (o *translateOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) error {
-	if o.output != "yaml" && o.output != "name" {
-		return fmt.Errorf("--output %q is not supported: use -o yaml or -o name", o.output)
+	switch o.output {
+	case "yaml", "name", "report", "json":
+	default:
+		return fmt.Errorf("--output %q is not supported: use -o yaml, name, report or json", o.output)
 	}
-	var ingresses []*networkingv1.Ingress
-	objs := ingress.NewObjectSet()
+	if o.from != "" && o.from != fromIngressNginx {
+		return fmt.Errorf("--from %q is not supported: the one source translate converts is --from %s", o.from, fromIngressNginx)
+	}
+	if len(o.adoptClasses) > 0 && o.from == "" {
+		return fmt.Errorf("--adopt-class needs --from %s: adopted Ingresses are converted from ingress-nginx", fromIngressNginx)
+	}
+	cmNamespace, cmName, ok := strings.Cut(o.nginxConfigMap, "/")
+	if !ok || cmNamespace == "" || cmName == "" {
+		return fmt.Errorf("--ingress-nginx-configmap %q: give NAMESPACE/NAME, e.g. ingress-nginx/ingress-nginx-controller", o.nginxConfigMap)
+	}
+	in := translateInputs{objs: ingress.NewObjectSet(), configMap: types.NamespacedName{Namespace: cmNamespace, Name: cmName}}
 	failed := 0
 	var err error
 	switch {
 	case o.fromCluster && len(o.in.files) > 0:
 		return fmt.Errorf("use either -f or --from-cluster, not both")
 	case o.fromCluster:
-		ingresses, err = o.readCluster(ctx, objs)
+		err = o.readCluster(ctx, &in)
 	default:
-		ingresses, failed, err = o.readFiles(ctx, stdin, objs, stderr)
+		failed, err = o.readFiles(ctx, stdin, &in, stderr)
 	}
 	if err != nil {
 		return err
 	}
+	opts := ingress.Options{ControllerName: o.controllerName}
+	var rep migrationReport
+	if o.from == fromIngressNginx {
+		opts.AdoptClasses = append([]string{"nginx"}, o.adoptClasses...)
+		opts.AdoptNginxClasses, opts.AdoptUnclassed = true, true
+		opts.Nginx = nginx.DefaultGlobals()
+		rep.Nginx = true
+		if in.nginxData != nil {
+			var findings []nginx.Finding
+			opts.Nginx, findings = nginx.GlobalsFromConfigMap(in.nginxData)
+			rep.ConfigMap = in.configMap.String()
+			rep.ConfigMapFindings = findings
+		} else {
+			rep.Assumed = opts.Nginx.Assumed()
+		}
+	}
 	var routes []any
-	var sum summary
-	for _, ing := range ingresses {
-		res := ingress.Translate(ing, objs, o.controllerName)
+	for _, ing := range in.ingresses {
+		res := ingress.TranslateWith(ing, in.objs, opts)
 		if err := refuseAsStored(ctx, &res); err != nil {
 			return err
 		}
-		sum.add(ing, res)
-		o.report(ing, res, stderr)
-		for _, r := range res.Routes {
-			if o.output == "name" {
-				fmt.Fprintf(stdout, "%s/%s\n", r.Namespace, r.Name)
-			} else {
+		rep.add(ing, res, o.notes(ing, res))
+		switch o.output {
+		case "yaml":
+			o.report(ing, res, stderr)
+			for _, r := range res.Routes {
 				routes = append(routes, printable(r))
+			}
+		case "name":
+			o.report(ing, res, stderr)
+			for _, r := range res.Routes {
+				fmt.Fprintf(stdout, "%s/%s\n", r.Namespace, r.Name)
 			}
 		}
 	}
-	if err := printYAML(stdout, routes); err != nil {
-		return err
+	switch o.output {
+	case "yaml":
+		if err := printYAML(stdout, routes); err != nil {
+			return err
+		}
+		rep.writeText(stderr)
+	case "name":
+		rep.writeText(stderr)
+	case "report":
+		rep.writeMarkdown(stdout)
+	case "json":
+		if err := rep.writeJSON(stdout); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintln(stderr, sum.String())
-	if failed > 0 {
+	switch {
+	case failed > 0:
 		return errInvalid
+	case o.in.strict && rep.inexact() > 0:
+		return fmt.Errorf("--strict: %s not converted exactly (see the report)", plural(rep.inexact(), "ingress", "ingresses"))
 	}
 	return nil
+}
+
+// translateInputs are the objects translate read.
+type translateInputs struct {
+	ingresses []*networkingv1.Ingress
+	objs      *ingress.ObjectSet
+	// configMap names ingress-nginx's ConfigMap; nginxData is its data
+	// when it was read (nil when not found).
+	configMap types.NamespacedName
+	nginxData map[string]string
 }
 
 // refuseAsStored moves the Routes the API server would refuse after the
@@ -150,9 +239,36 @@ func (o *translateOptions) report(ing *networkingv1.Ingress, res ingress.Result,
 		fmt.Fprintf(stderr, "warning: ingress %s: ignored: its class belongs to another controller (not %s)\n", who, o.controllerName)
 		return
 	}
+	for _, n := range o.notes(ing, res) {
+		fmt.Fprintf(stderr, "warning: ingress %s: %s\n", who, n)
+	}
+	if res.Conversion != nil {
+		for _, f := range res.Conversion.Findings {
+			fmt.Fprintf(stderr, "%s: ingress %s: %s\n", findingLevel(f), who, f.Describe())
+		}
+	}
+}
+
+// findingLevel is the report line's prefix of a finding: "note" for what
+// is kept exactly, "warning" otherwise.
+func findingLevel(f nginx.Finding) string {
+	if f.Verdict == nginx.Exact {
+		return "note"
+	}
+	return "warning"
+}
+
+// notes are the warnings of a managed Ingress's translation, other than
+// its conversion's findings.
+func (o *translateOptions) notes(ing *networkingv1.Ingress, res ingress.Result) []string {
+	if !res.Managed {
+		return nil
+	}
 	var notes []string
 	notes = append(notes, res.Problems...)
-	notes = append(notes, ingress.AnnotationHints(ing)...)
+	if !res.Adopted {
+		notes = append(notes, ingress.AnnotationHints(ing)...)
+	}
 	notes = append(notes, ingress.PathTypeHints(ing)...)
 	if res.InvalidReconcileLabels != "" {
 		notes = append(notes, res.InvalidReconcileLabels)
@@ -162,20 +278,17 @@ func (o *translateOptions) report(ing *networkingv1.Ingress, res ingress.Result,
 		// migration dry-run is where its loss should be seen.
 		notes = append(notes, "spec.defaultBackend"+describeBackend(d)+" produces no Route: requests that match no rule will get the router's 503; add a rule for every host it should serve")
 	}
-	for _, n := range notes {
-		fmt.Fprintf(stderr, "warning: ingress %s: %s\n", who, n)
-	}
+	return notes
 }
 
 // readFiles reads the objects translate uses and skips the others. An
 // object that cannot be decoded is reported on stderr and counted; the
 // others are still read.
-func (o *translateOptions) readFiles(ctx context.Context, stdin io.Reader, objs *ingress.ObjectSet, stderr io.Writer) ([]*networkingv1.Ingress, int, error) {
+func (o *translateOptions) readFiles(ctx context.Context, stdin io.Reader, in *translateInputs, stderr io.Writer) (int, error) {
 	read, err := o.in.read(ctx, stdin)
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
-	var ingresses []*networkingv1.Ingress
 	failed := 0
 	for _, obj := range read {
 		into, err := translateInput(obj)
@@ -194,13 +307,28 @@ func (o *translateOptions) readFiles(ctx context.Context, stdin io.Reader, objs 
 		if into.GetNamespace() == "" {
 			into.SetNamespace(o.namespace)
 		}
-		if ing, ok := into.(*networkingv1.Ingress); ok {
-			ingresses = append(ingresses, ing)
-		} else {
-			objs.Add(into)
+		switch obj := into.(type) {
+		case *networkingv1.Ingress:
+			in.ingresses = append(in.ingresses, obj)
+			in.objs.Add(obj)
+		case *corev1.ConfigMap:
+			if obj.Namespace == in.configMap.Namespace && obj.Name == in.configMap.Name {
+				in.nginxData = nonNil(obj.Data)
+			}
+		default:
+			in.objs.Add(into)
 		}
 	}
-	return ingresses, failed, nil
+	return failed, nil
+}
+
+// nonNil returns m, or an empty map for nil: a ConfigMap without data was
+// still found.
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
 }
 
 // translateInput returns the object to decode obj into, or nil for a kind
@@ -217,6 +345,8 @@ func translateInput(obj input.Object) (client.Object, error) {
 		return &corev1.Service{}, nil
 	case obj.Kind == "Secret" && obj.APIVersion == "v1":
 		return &corev1.Secret{}, nil
+	case obj.Kind == "ConfigMap" && obj.APIVersion == "v1":
+		return &corev1.ConfigMap{}, nil
 	}
 	return nil, nil
 }
@@ -224,35 +354,47 @@ func translateInput(obj input.Object) (client.Object, error) {
 // readCluster lists the objects with get/list rights only, in the
 // namespace of -n, else the kubeconfig context's (as kubectl does), or in
 // every namespace with -A.
-func (o *translateOptions) readCluster(ctx context.Context, objs *ingress.ObjectSet) ([]*networkingv1.Ingress, error) {
+func (o *translateOptions) readCluster(ctx context.Context, in *translateInputs) error {
 	m := managerOptions{kubeconfig: o.kubeconfig, qps: -1}
 	cfg, err := m.restConfig()
 	if err != nil {
-		return nil, fmt.Errorf("connecting to the cluster: %w", err)
+		return fmt.Errorf("connecting to the cluster: %w", err)
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme()})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var opts []client.ListOption
 	if !o.allNamespaces {
 		ns, err := o.clusterNamespace()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		opts = append(opts, client.InNamespace(ns))
 	}
+	if o.from == fromIngressNginx {
+		cm := &corev1.ConfigMap{}
+		switch err := c.Get(ctx, in.configMap, cm); {
+		case err == nil:
+			in.nginxData = nonNil(cm.Data)
+		case apierrors.IsNotFound(err), apierrors.IsForbidden(err):
+			// ingress-nginx's documented defaults are assumed, and the report says so
+		default:
+			return fmt.Errorf("reading ingress-nginx's ConfigMap %s: %w", in.configMap, err)
+		}
+	}
+	objs := in.objs
 	var ings networkingv1.IngressList
 	var svcs corev1.ServiceList
 	var secrets corev1.SecretList
 	var classes networkingv1.IngressClassList
 	for what, list := range map[string]client.ObjectList{"ingresses": &ings, "services": &svcs, "secrets": &secrets} {
 		if err := c.List(ctx, list, opts...); err != nil {
-			return nil, fmt.Errorf("listing %s: %w", what, err)
+			return fmt.Errorf("listing %s: %w", what, err)
 		}
 	}
 	if err := c.List(ctx, &classes); err != nil {
-		return nil, fmt.Errorf("listing ingressclasses: %w", err)
+		return fmt.Errorf("listing ingressclasses: %w", err)
 	}
 	for i := range svcs.Items {
 		objs.Add(&svcs.Items[i])
@@ -266,11 +408,13 @@ func (o *translateOptions) readCluster(ctx context.Context, objs *ingress.Object
 	out := make([]*networkingv1.Ingress, len(ings.Items))
 	for i := range ings.Items {
 		out[i] = &ings.Items[i]
+		objs.Add(out[i])
 	}
 	slices.SortFunc(out, func(a, b *networkingv1.Ingress) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
-	return out, nil
+	in.ingresses = out
+	return nil
 }
 
 // clusterNamespace is the namespace --from-cluster reads: -n when given,

@@ -104,6 +104,9 @@ type Options struct {
 	// Controller adds the Ingress-to-Route controller: `routeshift manager`
 	// runs instead of `routeshift webhook`.
 	Controller bool
+	// ControllerArgs are more flags of `routeshift manager` (with
+	// Controller), e.g. --adopt-class nginx.
+	ControllerArgs []string
 	// LogLevel of routeshift (default debug, which logs every decision).
 	LogLevel string
 }

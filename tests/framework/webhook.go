@@ -85,6 +85,7 @@ func (cp *ControlPlane) startWebhook(opts Options) (*Webhook, error) {
 		"--log-level", cmp.Or(opts.LogLevel, "debug")}
 	if opts.Controller {
 		w.args = append(w.args, "--leader-election-namespace", "routeshift")
+		w.args = append(w.args, opts.ControllerArgs...)
 	}
 	if addr := os.Getenv("ROUTESHIFT_PPROF"); addr != "" {
 		w.args = append(w.args, "--pprof-bind-address", addr) // profiling a benchmark by hand
