@@ -40,8 +40,8 @@ type Options struct {
 	// it they are converted only when an adopted class is the cluster's
 	// default IngressClass (so ingress-nginx served them).
 	AdoptUnclassed bool
-	// Nginx are ingress-nginx's ConfigMap settings for adopted Ingresses
-	// (nginx.DefaultGlobals when the ConfigMap is not known).
+	// Nginx are ingress-nginx's ConfigMap settings for adopted Ingresses;
+	// the zero value means nginx.DefaultGlobals (the ConfigMap is not known).
 	Nginx nginx.Globals
 }
 

@@ -331,3 +331,13 @@ func TestNotAdoptedIngressesAreNotConverted(t *testing.T) {
 		t.Errorf("route got %s from a conversion it should not have had", routecore.AnnTimeout)
 	}
 }
+
+// The controller knows no ConfigMap: zero Globals mean ingress-nginx's
+// documented defaults, not zero timeouts.
+func TestAdoptedWithoutGlobalsAssumesDefaults(t *testing.T) {
+	ing := ingress(className("nginx"), rule("www.example.com", path("/", "web", portName("http"))))
+	res := TranslateWith(ing, objects(web(), ing), Options{AdoptClasses: []string{"nginx"}})
+	if !res.Adopted || len(res.Routes) != 1 || res.Routes[0].Annotations[routecore.AnnTimeout] != "60s" {
+		t.Fatalf("adopted %v, routes %d, annotations %v; want one Route with ingress-nginx's 60s", res.Adopted, len(res.Routes), res.Routes)
+	}
+}

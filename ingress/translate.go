@@ -11,6 +11,7 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,6 +106,9 @@ func Translate(ing *networkingv1.Ingress, objs Objects, controllerName string) R
 func TranslateWith(ing *networkingv1.Ingress, objs Objects, opts Options) Result {
 	if opts.ControllerName == "" {
 		opts.ControllerName = DefaultControllerName
+	}
+	if reflect.ValueOf(opts.Nginx).IsZero() {
+		opts.Nginx = nginx.DefaultGlobals() // no ConfigMap known: ingress-nginx's documented defaults
 	}
 	managed, adopted, missing := classify(ing, objs, opts)
 	if !managed {
