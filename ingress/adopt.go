@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/routeshift/routeshift/ingress/nginx"
 	"github.com/routeshift/routeshift/routecore"
@@ -148,6 +149,10 @@ const maxWeight = 256
 type canaryBackend struct {
 	ingress, service string
 	weight, total    int32
+	// port is the Route port of the canary's backend (nil: every port of
+	// an unnamed Service port); unresolved says why it has none.
+	port       *routecore.RoutePort
+	unresolved string
 }
 
 // canariesFor returns the canary Ingresses adopted with the same options
@@ -162,25 +167,36 @@ func canariesFor(ing *networkingv1.Ingress, host, path string, objs Objects, opt
 		if managed, adopted, _ := classify(c, objs, opts); !managed || !adopted {
 			continue
 		}
-		service := ""
+		var backend *networkingv1.IngressServiceBackend
 		for _, rule := range c.Spec.Rules {
 			if rule.Host != host || rule.HTTP == nil {
 				continue
 			}
 			for _, p := range rule.HTTP.Paths {
 				if p.Path == path && p.Backend.Service != nil {
-					service = p.Backend.Service.Name
+					backend = p.Backend.Service
 				}
 			}
 		}
-		if service == "" {
+		if backend == nil {
 			continue
 		}
 		conv := convert(c, opts)
 		if conv.Canary == nil || conv.Canary.Weight <= 0 {
 			continue
 		}
-		out = append(out, canaryBackend{ingress: c.Name, service: service, weight: conv.Canary.Weight, total: conv.Canary.Total})
+		cb := canaryBackend{ingress: c.Name, service: backend.Name, weight: conv.Canary.Weight, total: conv.Canary.Total}
+		switch svc := objs.Service(ing.Namespace, backend.Name); {
+		case svc == nil:
+			cb.unresolved = fmt.Sprintf("its backend service %q is not found", backend.Name)
+		default:
+			port, ok := targetPort(svc, backend.Port)
+			if !ok {
+				cb.unresolved = fmt.Sprintf("its backend service %q has no such port", backend.Name)
+			}
+			cb.port = port
+		}
+		out = append(out, cb)
 	}
 	slices.SortFunc(out, func(a, b canaryBackend) int { return strings.Compare(a.ingress, b.ingress) })
 	return out
@@ -191,17 +207,30 @@ func canariesFor(ing *networkingv1.Ingress, host, path string, objs Objects, opt
 // the total. Weights are scaled when the total exceeds a Route's largest
 // weight. It returns a problem for what could not be kept.
 func mergeCanaries(r *routecore.Route, canaries []canaryBackend) string {
-	if len(canaries) == 0 {
-		return ""
+	var problems []string
+	kept := canaries[:0:0]
+	for _, c := range canaries {
+		switch {
+		case c.unresolved != "":
+			problems = append(problems, fmt.Sprintf("canary Ingress %s not merged into Route %s: %s", c.ingress, r.Name, c.unresolved))
+		case !equality.Semantic.DeepEqual(c.port, r.Spec.Port):
+			problems = append(problems, fmt.Sprintf("canary Ingress %s not merged into Route %s: its backend port (%s) is not the Route's (%s), "+
+				"and a Route has one port for all its backends; give both Services' ports the same name", c.ingress, r.Name, describePort(c.port), describePort(r.Spec.Port)))
+		default:
+			kept = append(kept, c)
+		}
 	}
-	problem := ""
+	canaries = kept
+	if len(canaries) == 0 {
+		return strings.Join(problems, "; ")
+	}
 	if len(canaries) > maxAlternateBackends {
 		names := make([]string, 0, len(canaries)-maxAlternateBackends)
 		for _, c := range canaries[maxAlternateBackends:] {
 			names = append(names, c.ingress)
 		}
-		problem = fmt.Sprintf("canary Ingresses %s not merged into Route %s: a Route takes at most %d alternate backends",
-			strings.Join(names, ", "), r.Name, maxAlternateBackends)
+		problems = append(problems, fmt.Sprintf("canary Ingresses %s not merged into Route %s: a Route takes at most %d alternate backends",
+			strings.Join(names, ", "), r.Name, maxAlternateBackends))
 		canaries = canaries[:maxAlternateBackends]
 	}
 	total := canaries[0].total
@@ -225,7 +254,16 @@ func mergeCanaries(r *routecore.Route, canaries []canaryBackend) string {
 		cw := scale(min(c.weight, total))
 		r.Spec.AlternateBackends = append(r.Spec.AlternateBackends, routecore.RouteTargetReference{Kind: "Service", Name: c.service, Weight: &cw})
 	}
-	return problem
+	return strings.Join(problems, "; ")
+}
+
+// describePort names a Route port for a problem: "targetPort NAME", or
+// "every port" when the Service port is unnamed.
+func describePort(p *routecore.RoutePort) string {
+	if p == nil {
+		return "every port"
+	}
+	return "targetPort " + p.TargetPort.String()
 }
 
 // canaryProblems explains, for a canary Ingress, where its backends went:

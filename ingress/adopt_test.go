@@ -277,6 +277,18 @@ func TestCanaries(t *testing.T) {
 				return c
 			}()},
 			want: []backend{{"web", 100}}},
+		{name: "a canary whose backend port differs is reported, not merged (a Route has one port)",
+			canaries: []any{service("other-port", servicePort("web", 8080)), func() *networkingv1.Ingress {
+				c := canaryIngress("web-canary", "other-port", "30", "")
+				c.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Port = portNumber(8080)
+				return c
+			}()},
+			want:    []backend{{"web", 100}},
+			problem: "its backend port (targetPort web) is not the Route's (targetPort http)"},
+		{name: "a canary whose Service is missing is reported",
+			canaries: []any{canaryIngress("web-canary", "missing", "30", "")},
+			want:     []backend{{"web", 100}},
+			problem:  `its backend service "missing" is not found`},
 		{name: "more than three canaries: three are merged, the rest reported",
 			canaries: []any{canaryIngress("c1", "api", "10", ""), canaryIngress("c2", "cart", "10", ""),
 				canaryIngress("c3", "web-canary", "10", ""), canaryIngress("c4", "web-canary", "10", "")},

@@ -192,8 +192,11 @@ func convertCORSKey(c *converter, f *Finding) {
 		case len(left) > 0:
 			f.Verdict = Approximate
 			f.Caveat = fmt.Sprintf("The Routes send Access-Control-Allow-Origin %s on every response, as the router cannot echo the request's Origin, so %s get no cross-origin access.", send, strings.Join(left, ", "))
-		default:
+		case send == corsDefaultOrigin:
 			f.Verdict, f.Caveat = Exact, "The Routes send Access-Control-Allow-Origin "+send+" on every response."
+		default:
+			f.Verdict = Approximate
+			f.Caveat = "The Routes send Access-Control-Allow-Origin " + send + " on every response, where ingress-nginx sends its CORS headers only when the request's Origin matches; browsers allow the same cross-origin reads either way."
 		}
 		return
 	case "cors-allow-credentials":
