@@ -6,12 +6,8 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -511,57 +507,5 @@ func waitControllerIdle(t *testing.T, c *controllerProcess, reconciles float64) 
 // test ends.
 func startAdoptingController(t *testing.T, cp *framework.ControlPlane, controllerName string, flags ...string) *controllerProcess {
 	t.Helper()
-	bin, err := cp.Routeshift()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig, err := cp.KubeconfigAs(framework.ServiceAccount, "system:serviceaccounts", "system:serviceaccounts:routeshift", "system:authenticated")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metricsPort, err := framework.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	probePort, err := framework.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &controllerProcess{metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort), log: filepath.Join(t.TempDir(), "controller.log")}
-	log, err := os.Create(c.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close() // the process has its own copy
-	args := append([]string{"controller", "--kubeconfig", kubeconfig, "--controllers", "ingress-to-route",
-		"--ingress-controller-name", controllerName, "--leader-elect=false",
-		"--metrics-auth", "none", "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", metricsPort),
-		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probePort), "--log-level", "debug"}, flags...)
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-			t.Errorf("routeshift controller did not stop within 20s of SIGTERM")
-		}
-		if lines := framework.ForbiddenLines(c.output(), framework.ServiceAccount); len(lines) > 0 {
-			t.Errorf("the API server refused routeshift controller, running as %s, requests the manifests' RBAC should allow:\n%s", framework.ServiceAccount, strings.Join(lines, "\n"))
-		}
-		if t.Failed() {
-			t.Logf("routeshift controller %v output:\n%s", flags, c.output())
-		}
-	})
-	if err := framework.WaitHTTP(context.Background(), fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort), 60*time.Second, nil); err != nil {
-		t.Fatalf("routeshift controller: %v\n%s", err, c.output())
-	}
-	return c
+	return startController(t, cp, controllerName, append([]string{"--controllers", "ingress-to-route", "--log-level", "debug"}, flags...)...)
 }

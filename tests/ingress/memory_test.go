@@ -158,8 +158,8 @@ func (c *controllerProcess) gauge(prefix string) (float64, error) {
 // startController runs `routeshift controller` for the IngressClass
 // controller name, as the manager's service account with the manifests'
 // RBAC, without leader election (the package's manager holds the lease) and
-// with /metrics open on loopback. It stops when the test ends.
-func startController(t *testing.T, cp *framework.ControlPlane, controllerName string) *controllerProcess {
+// with /metrics open on loopback, and flags. It stops when the test ends.
+func startController(t *testing.T, cp *framework.ControlPlane, controllerName string, flags ...string) *controllerProcess {
 	t.Helper()
 	bin, err := cp.Routeshift()
 	if err != nil {
@@ -183,9 +183,9 @@ func startController(t *testing.T, cp *framework.ControlPlane, controllerName st
 		t.Fatal(err)
 	}
 	defer log.Close() // the process has its own copy
-	cmd := exec.Command(bin, "controller", "--kubeconfig", kubeconfig, "--ingress-controller-name", controllerName,
+	cmd := exec.Command(bin, append([]string{"controller", "--kubeconfig", kubeconfig, "--ingress-controller-name", controllerName,
 		"--leader-elect=false", "--metrics-auth", "none", "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", metricsPort),
-		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probePort))
+		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probePort)}, flags...)...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -205,7 +205,7 @@ func startController(t *testing.T, cp *framework.ControlPlane, controllerName st
 			t.Errorf("the API server refused routeshift controller, running as %s, requests the manifests' RBAC should allow:\n%s", framework.ServiceAccount, strings.Join(lines, "\n"))
 		}
 		if t.Failed() {
-			t.Logf("routeshift controller output:\n%s", c.output())
+			t.Logf("routeshift controller %v output:\n%s", flags, c.output())
 		}
 	})
 	if err := framework.WaitHTTP(context.Background(), fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort), 60*time.Second, nil); err != nil {
