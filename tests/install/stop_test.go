@@ -138,3 +138,44 @@ func stopPod(p *framework.Process, spec corev1.PodSpec) error {
 	_, err := p.Exited()
 	return errors.Join(err, p.CheckForbidden())
 }
+
+// TestChartAdoptClasses: manager.adoptClasses gives the manager one
+// --adopt-class per class and manager.publishAdoptedStatus
+// --publish-adopted-status; by default neither is given (nothing is
+// adopted), and the schema takes only a list of names.
+func TestChartAdoptClasses(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		values  map[string]any
+		want    []string
+		wantErr string
+	}{
+		{name: "default", values: map[string]any{}},
+		{name: "two classes and status", values: map[string]any{"adoptClasses": []any{"nginx", "nginx-internal"}, "publishAdoptedStatus": true},
+			want: []string{"--adopt-class=nginx", "--adopt-class=nginx-internal", "--publish-adopted-status"}},
+		{name: "a string is refused", values: map[string]any{"adoptClasses": "nginx"}, wantErr: "adoptClasses"},
+		{name: "an empty name is refused", values: map[string]any{"adoptClasses": []any{""}}, wantErr: "adoptClasses"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			objs, err := renderChart(chartDir(), "routeshift", "routeshift", map[string]any{"manager": c.values})
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Errorf("error %v, want the schema to refuse %s", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, a := range managerDeployment(t, objs).Spec.Template.Spec.Containers[0].Args {
+				if strings.HasPrefix(a, "--adopt-class") || strings.HasPrefix(a, "--publish-adopted-status") {
+					got = append(got, a)
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("adoption flags %q, want %q", got, c.want)
+			}
+		})
+	}
+}
