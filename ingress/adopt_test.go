@@ -353,3 +353,22 @@ func TestAdoptedWithoutGlobalsAssumesDefaults(t *testing.T) {
 		t.Fatalf("adopted %v, routes %d, annotations %v; want one Route with ingress-nginx's 60s", res.Adopted, len(res.Routes), res.Routes)
 	}
 }
+
+// Events name the Ingress's own annotations by kind; ingress-nginx's
+// defaults (the same on every Ingress) are left to translate's report.
+func TestFindingNotes(t *testing.T) {
+	ing := ingress(className("nginx"), nginxAnnotation("proxy-read-timeout", "120"), nginxAnnotation("auth-url", "http://auth"),
+		nginxAnnotation("server-snippet", "return 200;"), tls("www-tls", "www.example.com"), rule("www.example.com", path("/", "web", portName("http"))))
+	pki := certificates(t)
+	res := translateAdopted(t, ing, tlsSecret("www-tls", pki.crt, pki.key))
+	approximated, unsupported, refused := findingNotes(res.Conversion)
+	for _, c := range []struct{ kind, note, want string }{
+		{"approximated", approximated, nginx.Prefix + `proxy-read-timeout="120": approximate: `},
+		{"unsupported", unsupported, nginx.Prefix + `auth-url="http://auth": not-supported: `},
+		{"refused", refused, nginx.Prefix + `server-snippet="return 200;": refused: `},
+	} {
+		if !strings.HasPrefix(c.note, c.want) || strings.Count(c.note, nginx.Prefix) != 1 || strings.Contains(c.note, "ingress-nginx default ") {
+			t.Errorf("%s note %q, want only %q…", c.kind, c.note, c.want)
+		}
+	}
+}

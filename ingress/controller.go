@@ -345,10 +345,16 @@ func (c cachedObjects) Canaries(namespace, host string) []*networkingv1.Ingress 
 
 // findingNotes are the event messages of an adopted Ingress's conversion:
 // the annotations kept only approximately (or router-wide), those not
-// supported, and the refused snippets; "" for a kind with none.
+// supported, and the refused snippets; "" for a kind with none. Findings
+// about ingress-nginx's defaults are left out: they are not the Ingress's
+// annotations, they would be the same on every Ingress, and `translate`
+// reports them.
 func findingNotes(conv *nginx.Conversion) (approximated, unsupported, refused string) {
 	var a, u, r []string
 	for _, f := range conv.Findings {
+		if f.Default {
+			continue
+		}
 		line := f.Describe()
 		switch f.Verdict {
 		case nginx.Approximate, nginx.RouterWide:
