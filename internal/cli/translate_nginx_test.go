@@ -132,6 +132,30 @@ func TestTranslateFromIngressNginx(t *testing.T) {
 			t.Errorf("exit %d, stderr:\n%s", code, errOut)
 		}
 	})
+	t.Run("--strict on routeshift's own Ingresses: a path without a Route fails, a note does not", func(t *testing.T) {
+		own := `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec: {ports: [{name: http, port: 80}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: own, namespace: shop}
+spec:
+  rules:
+  - host: own.example.com
+    http:
+      paths:
+      - {path: /healthz, pathType: Exact, backend: {service: {name: web, port: {name: http}}}}
+`
+		if _, errOut, code := run(t, own, "translate", "-f", "-", "-o", "name", "--strict"); code != 0 {
+			t.Errorf("an Exact path's note failed --strict: exit %d\n%s", code, errOut)
+		}
+		missing := strings.Replace(own, "name: web, port", "name: gone, port", 1)
+		if _, errOut, code := run(t, missing, "translate", "-f", "-", "-o", "name", "--strict"); code == 0 || !strings.Contains(errOut, "--strict: 1 ingress not converted exactly") {
+			t.Errorf("a path without a Route passed --strict: exit %d\n%s", code, errOut)
+		}
+	})
 	t.Run("-o json", func(t *testing.T) {
 		out, errOut, code := run(t, nginxShop, "translate", "--from", "ingress-nginx", "-f", "-", "-o", "json")
 		if code != 0 {

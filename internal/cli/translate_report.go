@@ -57,8 +57,10 @@ type ingressReport struct {
 	Canary    bool     `json:"canary,omitempty"`
 	Outcome   string   `json:"outcome,omitempty"`
 	Routes    []string `json:"routes"`
-	// Notes are the rules and paths without a Route and other warnings.
+	// Notes are the rules and paths without a Route and other warnings;
+	// Problems counts the former.
 	Notes    []string        `json:"notes,omitempty"`
+	Problems int             `json:"rulesOrPathsWithoutRoute,omitempty"`
 	Findings []nginx.Finding `json:"findings,omitempty"`
 }
 
@@ -66,7 +68,7 @@ type ingressReport struct {
 func (r *migrationReport) add(ing *networkingv1.Ingress, res ingress.Result, notes []string) {
 	r.summary.add(ing, res)
 	ir := ingressReport{Namespace: ing.Namespace, Name: ing.Name, Managed: res.Managed, Adopted: res.Adopted, Canary: res.Canary,
-		Routes: []string{}, Notes: notes}
+		Routes: []string{}, Notes: notes, Problems: len(res.Problems)}
 	for _, rt := range res.Routes {
 		ir.Routes = append(ir.Routes, rt.Name)
 	}
@@ -115,7 +117,7 @@ func (r *migrationReport) inexact() int {
 		switch {
 		case ir.Adopted && ir.Outcome != outcomeExact:
 			n++
-		case ir.Managed && !ir.Adopted && len(ir.Notes) > 0:
+		case ir.Managed && ir.Problems > 0:
 			n++
 		}
 	}
