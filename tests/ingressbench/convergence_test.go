@@ -50,8 +50,10 @@ const (
 // creates the same Routes (through the same webhook) in other namespaces:
 // the API server is the floor. Then the same N Ingresses as ingress-nginx's
 // (class nginx, a realistic mix of its annotations, one in 20 a canary of
-// the one before), adopted and converted: nginx/controller compares the two
-// convergences. Then it counts the controller's writes in a steady minute.
+// the one before), adopted and converted, and once more without a class,
+// so not converted: nginx/unconverted is the conversion's cost,
+// nginx/controller compares with the plain Ingresses. Then it counts the
+// controller's writes in a steady minute.
 func BenchmarkConvergence(b *testing.B) {
 	n := 5000
 	if v, err := strconv.Atoi(os.Getenv("BENCH_INGRESSES")); err == nil && v > 0 {
@@ -100,7 +102,8 @@ func BenchmarkConvergence(b *testing.B) {
 	}
 	ctlTime := time.Since(start)
 	b.ReportMetric(ready.Seconds(), "controller-ready-s")
-	nginxTime := nginxPhase(b, cp, c, n, "ngx-"+run)
+	nginxTime := nginxPhase(b, cp, c, n, "ngx-"+run, true)
+	unconvertedTime := nginxPhase(b, cp, c, n, "unc-"+run, false)
 	plainAfter := plainLoop(b, cp, c, n, "after-"+run)
 	plainTime := (plainBefore + plainAfter) / 2
 
@@ -114,15 +117,20 @@ func BenchmarkConvergence(b *testing.B) {
 	b.ReportMetric(ctlTime.Seconds()/plainTime.Seconds(), "controller/plain")
 	b.ReportMetric(nginxTime.Seconds(), "nginx-controller-s")
 	b.ReportMetric(nginxTime.Seconds()/ctlTime.Seconds(), "nginx/controller")
+	b.ReportMetric(unconvertedTime.Seconds(), "unconverted-controller-s")
+	b.ReportMetric(nginxTime.Seconds()/unconvertedTime.Seconds(), "nginx/unconverted")
 	b.ReportMetric(float64(steadyWrites), "writes-in-steady-60s")
 	b.ReportMetric(float64(2*n), "routes")
 }
 
 // nginxPhase creates n ingress-nginx Ingresses (and their Services) while
 // the controller is stopped, starts it and returns how long it took until
-// their Routes exist: 2 per Ingress, but none for the canaries, which join
-// their primaries' Routes.
-func nginxPhase(b *testing.B, cp *framework.ControlPlane, c client.Client, n int, label string) time.Duration {
+// their Routes exist. Adopted (class nginx), they are converted: 2 Routes
+// per Ingress, none for the canaries, which join their primaries' Routes.
+// Not adopted (the same Ingresses without a class), they are translated
+// without conversion, as routeshift's own: their annotations are copied
+// and reported as ignored, and canaries get Routes of their own.
+func nginxPhase(b *testing.B, cp *framework.ControlPlane, c client.Client, n int, label string, adopted bool) time.Duration {
 	if err := cp.Webhook.Stop(); err != nil {
 		b.Fatal(err)
 	}
@@ -135,7 +143,10 @@ func nginxPhase(b *testing.B, cp *framework.ControlPlane, c client.Client, n int
 	want := 0
 	for i := range n {
 		ing := nginxIngress(nss, i, label)
-		if !ingress.IsCanary(ing) {
+		if !adopted {
+			delete(ing.Annotations, ingress.ClassAnnotation)
+		}
+		if !adopted || !ingress.IsCanary(ing) {
 			want += 2
 		}
 		objects = append(objects, ing)
