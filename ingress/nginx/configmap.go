@@ -41,16 +41,7 @@ func LookupSetting(key string) (Setting, bool) {
 
 // closestSetting returns the known ConfigMap key nearest to key, or "".
 func closestSetting(key string) string {
-	best, bestDist := "", len(key)/4+2
-	for _, s := range configMapTable {
-		if abs(len(s.Key)-len(key)) >= bestDist {
-			continue
-		}
-		if d := editDistance(key, s.Key); d < bestDist {
-			best, bestDist = s.Key, d
-		}
-	}
-	return best
+	return closest(key, len(configMapTable), func(i int) string { return configMapTable[i].Key })
 }
 
 var configMapTable = func() []Setting {

@@ -83,26 +83,28 @@ func needsAffinity(c *converter, f *Finding) {
 }
 
 func convertAffinityMode(c *converter, f *Finding) {
-	v, _ := c.value(f.Key)
-	switch {
-	case !c.sticky():
-		noEffect(f, "affinity: cookie")
-	case v == "persistent":
-		f.Verdict, f.Caveat = Exact, "The router's cookie pins a client to its endpoint until that endpoint goes away."
-	case v != "balanced":
-		invalid(f, "balanced or persistent", "rebalances as balanced does; the router's cookie pins a client to its endpoint as persistent does")
-	}
+	convertStickyChoice(c, f, "persistent", "The router's cookie pins a client to its endpoint until that endpoint goes away.",
+		"balanced", "balanced or persistent", "rebalances as balanced does; the router's cookie pins a client to its endpoint as persistent does")
 }
 
 func convertAffinityCanary(c *converter, f *Finding) {
+	convertStickyChoice(c, f, "sticky", "The router's cookie names the endpoint, canary or not, so a client sent to the canary stays there.",
+		"legacy", "sticky or legacy", "keeps canary clients on the canary (sticky), as the router's cookie does")
+}
+
+// convertStickyChoice judges an annotation that picks one of two
+// behaviours of cookie affinity: exact is the value the router's cookie
+// behaves as (then the verdict is exact), other the value it keeps the
+// entry's verdict for; anything else is invalid.
+func convertStickyChoice(c *converter, f *Finding, exact, exactCaveat, other, want, fallback string) {
 	v, _ := c.value(f.Key)
 	switch {
 	case !c.sticky():
 		noEffect(f, "affinity: cookie")
-	case v == "sticky":
-		f.Verdict, f.Caveat = Exact, "The router's cookie names the endpoint, canary or not, so a client sent to the canary stays there."
-	case v != "legacy":
-		invalid(f, "sticky or legacy", "keeps canary clients on the canary (sticky), as the router's cookie does")
+	case v == exact:
+		f.Verdict, f.Caveat = Exact, exactCaveat
+	case v != other:
+		invalid(f, want, fallback)
 	}
 }
 

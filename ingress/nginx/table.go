@@ -106,14 +106,21 @@ var table = func() []Entry {
 // closestKey returns the known annotation nearest to key by edit distance,
 // or "" when none is close enough to be a plausible misspelling.
 func closestKey(key string) string {
+	return closest(key, len(table), func(i int) string { return table[i].Annotation })
+}
+
+// closest returns the one of n names nearest to key by edit distance, or
+// "" when none is close enough to be a plausible misspelling.
+func closest(key string, n int, name func(i int) string) string {
 	best, bestDist := "", len(key)/4+2
-	for _, e := range table {
+	for i := range n {
+		candidate := name(i)
 		// The lengths' difference is a lower bound of the distance.
-		if abs(len(e.Annotation)-len(key)) >= bestDist {
+		if abs(len(candidate)-len(key)) >= bestDist {
 			continue
 		}
-		if d := editDistance(key, e.Annotation); d < bestDist {
-			best, bestDist = e.Annotation, d
+		if d := editDistance(key, candidate); d < bestDist {
+			best, bestDist = candidate, d
 		}
 	}
 	return best
