@@ -3,9 +3,7 @@ package ingress
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -466,19 +464,11 @@ func (c *controllerProcess) scrape(t *testing.T, prefix string) float64 {
 }
 
 func (c *controllerProcess) scrapeSum(prefix string) (float64, error) {
-	resp, err := http.Get(c.metricsURL)
+	body, err := c.metrics()
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("GET %s: %s", c.metricsURL, resp.Status)
-	}
-	return sumSamples(string(body), prefix)
+	return sumSamples(body, prefix)
 }
 
 // waitControllerIdle is waitIdle for a controller the test started.

@@ -135,24 +135,33 @@ func (c *controllerProcess) output() string {
 	return string(out)
 }
 
-// gauge reads the value of the sample whose line starts with prefix.
-func (c *controllerProcess) gauge(prefix string) (float64, error) {
+// metrics reads the controller's /metrics page.
+func (c *controllerProcess) metrics() (string, error) {
 	resp, err := http.Get(c.metricsURL)
 	if err != nil {
-		return 0, err
+		return "", err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return 0, err
+		return "", err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("GET %s: %s", c.metricsURL, resp.Status)
+		return "", fmt.Errorf("GET %s: %s", c.metricsURL, resp.Status)
 	}
-	if !strings.Contains(string(body), "\n"+prefix) {
+	return string(body), nil
+}
+
+// gauge reads the value of the sample whose line starts with prefix.
+func (c *controllerProcess) gauge(prefix string) (float64, error) {
+	body, err := c.metrics()
+	if err != nil {
+		return 0, err
+	}
+	if !strings.Contains(body, "\n"+prefix) {
 		return 0, fmt.Errorf("no sample %q on %s", prefix, c.metricsURL)
 	}
-	return sumSamples(string(body), prefix)
+	return sumSamples(body, prefix)
 }
 
 // startController runs `routeshift controller` for the IngressClass
