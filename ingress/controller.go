@@ -467,9 +467,9 @@ func (r *Reconciler) canaryPartners(ctx context.Context, o client.Object) []reco
 		return nil
 	}
 	canary := IsCanary(ing)
+	objs := cachedObjects{ctx: ctx, reader: r.Client}
 	var reqs []reconcile.Request
 	for _, host := range ruleHosts(ing) {
-		objs := cachedObjects{ctx: ctx, reader: r.Client}
 		for _, other := range objs.Ingresses(ing.Namespace, host) {
 			if other.Name == ing.Name || (!canary && !IsCanary(other)) {
 				continue
