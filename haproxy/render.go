@@ -8,15 +8,14 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/template"
 
 	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/haproxy/runtime"
+	"github.com/routeshift/routeshift/internal/parallel"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
 )
@@ -457,16 +456,7 @@ func (r *Renderer) renderRoutes(snap router.Snapshot, dirty map[string]bool, def
 			out[i], errs[i] = r.renderRoute(todo[i], &buf)
 		}
 	}
-	if workers := goruntime.GOMAXPROCS(0); len(todo) >= 256 && workers > 1 {
-		var wg sync.WaitGroup
-		per := (len(todo) + workers - 1) / workers
-		for lo := 0; lo < len(todo); lo += per {
-			wg.Go(func() { work(lo, min(lo+per, len(todo))) })
-		}
-		wg.Wait()
-	} else {
-		work(0, len(todo))
-	}
+	parallel.Range(len(todo), 256, work)
 	if err := errors.Join(errs...); err != nil {
 		return nil, nil, err
 	}
