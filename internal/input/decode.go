@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -93,10 +94,15 @@ func DecodeRoute(o Object, out *routecore.Route) ([]string, error) {
 // server's words. A Route with only metadata.generateName is checked under
 // a name generated as the API server would.
 func ValidateRoute(ctx context.Context, r *routecore.Route) (field.ErrorList, error) {
-	s, err := routeSchema()
+	obj, err := RouteObject(r)
 	if err != nil {
 		return nil, err
 	}
+	return ValidateRouteObject(ctx, r, obj)
+}
+
+// RouteObject is r as the JSON object the API server receives.
+func RouteObject(r *routecore.Route) (map[string]any, error) {
 	js, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
@@ -105,8 +111,25 @@ func ValidateRoute(ctx context.Context, r *routecore.Route) (field.ErrorList, er
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &obj); err != nil {
 		return nil, err
 	}
-	if meta, ok := obj["metadata"].(map[string]any); ok && r.Name == "" && r.GenerateName != "" {
-		meta["name"] = names.SimpleNameGenerator.GenerateName(r.GenerateName)
+	return obj, nil
+}
+
+// ValidateRouteObject is ValidateRoute of r with obj, r as RouteObject
+// returns it, which it leaves as it was.
+func ValidateRouteObject(ctx context.Context, r *routecore.Route, obj map[string]any) (field.ErrorList, error) {
+	s, err := routeSchema()
+	if err != nil {
+		return nil, err
 	}
-	return s.validate(ctx, obj), nil
+	obj = maps.Clone(obj) // validate drops status, as the API server does
+	meta := &r.ObjectMeta
+	if r.Name == "" && r.GenerateName != "" {
+		meta = meta.DeepCopy()
+		meta.Name = names.SimpleNameGenerator.GenerateName(r.GenerateName)
+		m, _ := obj["metadata"].(map[string]any)
+		m = maps.Clone(m)
+		m["name"] = meta.Name
+		obj["metadata"] = m
+	}
+	return s.validate(ctx, obj, meta), nil
 }

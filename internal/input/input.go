@@ -27,6 +27,8 @@ import (
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/routeshift/routeshift/internal/parallel"
 )
 
 // Object is one object read from the input, as JSON, with its type and
@@ -241,21 +243,38 @@ func yamlDocuments(source string, data []byte) ([]document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s, %w", source, err)
 	}
-	var docs []document
-	for _, doc := range raw {
-		var strict []string
-		js, err := yaml.YAMLToJSONStrict(doc.text)
-		if err != nil {
-			var lenient error
-			if js, lenient = yaml.YAMLToJSON(doc.text); lenient != nil {
-				return nil, fmt.Errorf("%s, document %d (line %d): not valid YAML or JSON: %v",
-					source, doc.index, doc.line, cleanYAMLError(lenient, doc.first))
-			}
-			strict = []string{cleanYAMLError(err, doc.first)}
+	docs := make([]document, len(raw))
+	errs := make([]error, len(raw))
+	// Each document converts on its own; a stream of thousands of objects
+	// (kubectl get -A -o yaml) is spread over the cores.
+	parallel.Range(len(raw), 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			docs[i], errs[i] = yamlDocument(source, raw[i])
 		}
-		docs = append(docs, document{index: doc.index, line: doc.line, json: js, strict: strict})
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return docs, nil
+}
+
+// yamlDocument converts one YAML document to JSON. A document that only
+// lenient decoding accepts (a key given twice) is converted, and what
+// strict decoding said is kept for the report.
+func yamlDocument(source string, doc rawDocument) (document, error) {
+	var strict []string
+	js, err := yaml.YAMLToJSONStrict(doc.text)
+	if err != nil {
+		var lenient error
+		if js, lenient = yaml.YAMLToJSON(doc.text); lenient != nil {
+			return document{}, fmt.Errorf("%s, document %d (line %d): not valid YAML or JSON: %v",
+				source, doc.index, doc.line, cleanYAMLError(lenient, doc.first))
+		}
+		strict = []string{cleanYAMLError(err, doc.first)}
+	}
+	return document{index: doc.index, line: doc.line, json: js, strict: strict}, nil
 }
 
 // header is what every object shares.

@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/operation"
 	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/features"
@@ -114,12 +113,13 @@ func (s *schema) coerce(obj map[string]any) ([]string, error) {
 // validate makes the checks the API server makes on create after the
 // mutating webhooks: object metadata, the OpenAPI schema, embedded
 // resources, list types and CEL rules. A status is dropped first when the
-// CRD has a status subresource, as the API server drops it.
-func (s *schema) validate(ctx context.Context, obj map[string]any) field.ErrorList {
+// CRD has a status subresource, as the API server drops it. meta is obj's
+// metadata, decoded.
+func (s *schema) validate(ctx context.Context, obj map[string]any, meta *metav1.ObjectMeta) field.ErrorList {
 	if s.status {
 		delete(obj, "status")
 	}
-	errs := validateMetadata(ctx, obj)
+	errs := validateMetadata(ctx, meta)
 	errs = append(errs, apiextensionsvalidation.ValidateCustomResource(nil, obj, s.validator)...)
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, s.structural, false)...)
 	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s.structural, obj)...)
@@ -135,13 +135,8 @@ func (s *schema) validate(ctx context.Context, obj map[string]any) field.ErrorLi
 
 // validateMetadata checks metadata as the API server checks that of a
 // namespaced custom resource.
-func validateMetadata(ctx context.Context, obj map[string]any) field.ErrorList {
+func validateMetadata(ctx context.Context, meta *metav1.ObjectMeta) field.ErrorList {
 	path := field.NewPath("metadata")
-	raw, _ := obj["metadata"].(map[string]any)
-	meta := &metav1.ObjectMeta{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, meta); err != nil {
-		return field.ErrorList{field.Invalid(path, raw, err.Error())}
-	}
 	return validation.ValidateObjectMetaDeclaratively(ctx, operation.Create, meta, nil, true, validation.NameIsDNSSubdomain, path,
 		utilfeature.DefaultFeatureGate.Enabled(features.DeclarativeValidationBeta))
 }
