@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	yamlv2 "go.yaml.in/yaml/v2"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/routeshift/routeshift/internal/input"
@@ -263,9 +262,13 @@ func (in *inputFlags) decodeRoute(obj input.Object, stderr io.Writer) (*routecor
 // printable drops what a freshly defaulted object has no value for
 // (creationTimestamp: null, an empty status), as kubectl's output does.
 func printable(r *routecore.Route) any {
-	js, _ := json.Marshal(r)
-	var m map[string]any
-	_ = kjson.UnmarshalCaseSensitivePreserveInts(js, &m)
+	m, _ := input.RouteObject(r)
+	return printableObject(m)
+}
+
+// printableObject drops from a Route object what kubectl does not show of
+// an object never stored: a null creationTimestamp and an empty status.
+func printableObject(m map[string]any) map[string]any {
 	if meta, ok := m["metadata"].(map[string]any); ok && meta["creationTimestamp"] == nil {
 		delete(meta, "creationTimestamp")
 	}
@@ -281,15 +284,17 @@ func printable(r *routecore.Route) any {
 // U+0085 in a value into a space.
 func printYAML(w io.Writer, objs []any) error {
 	for i, o := range objs {
-		js, err := json.Marshal(o)
-		if err != nil {
-			return err
+		v, ok := o.(map[string]any)
+		if !ok {
+			js, err := json.Marshal(o)
+			if err != nil {
+				return err
+			}
+			if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &v); err != nil {
+				return err
+			}
 		}
-		var v any
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &v); err != nil {
-			return err
-		}
-		out, err := yamlv2.Marshal(v)
+		out, err := yamlDocument(v)
 		if err != nil {
 			return err
 		}
