@@ -18,6 +18,7 @@ import (
 	"github.com/routeshift/routeshift/ingress"
 	"github.com/routeshift/routeshift/ingress/nginx"
 	"github.com/routeshift/routeshift/internal/input"
+	"github.com/routeshift/routeshift/internal/parallel"
 )
 
 type translateOptions struct {
@@ -152,18 +153,27 @@ func (o *translateOptions) run(ctx context.Context, stdin io.Reader, stdout, std
 			rep.Assumed = opts.Nginx.Assumed()
 		}
 	}
-	var routes []any
-	for _, ing := range in.ingresses {
-		res := ingress.TranslateWith(ing, in.objs, opts)
-		if err := refuseAsStored(ctx, &res); err != nil {
-			return err
-		}
+	results, err := o.translateAll(ctx, in, opts)
+	if err != nil {
+		return err
+	}
+	docs := 0
+	for i, ing := range in.ingresses {
+		res := results[i].res
 		rep.add(ing, res, o.notes(ing, res))
 		switch o.output {
 		case "yaml":
 			o.report(ing, res, stderr)
-			for _, r := range res.Routes {
-				routes = append(routes, printable(r))
+			for _, doc := range results[i].docs {
+				if docs > 0 {
+					if _, err := io.WriteString(stdout, "---\n"); err != nil {
+						return err
+					}
+				}
+				if _, err := stdout.Write(doc); err != nil {
+					return err
+				}
+				docs++
 			}
 		case "name":
 			o.report(ing, res, stderr)
@@ -174,9 +184,6 @@ func (o *translateOptions) run(ctx context.Context, stdin io.Reader, stdout, std
 	}
 	switch o.output {
 	case "yaml":
-		if err := printYAML(stdout, routes); err != nil {
-			return err
-		}
 		rep.writeText(stderr)
 	case "name":
 		rep.writeText(stderr)
@@ -206,15 +213,47 @@ type translateInputs struct {
 	nginxData map[string]string
 }
 
-// refuseAsStored moves the Routes the API server would refuse after the
-// webhook (for the CRD's schema) from res.Routes to res.Problems, so that
-// what translate prints is what the cluster would store.
-func refuseAsStored(ctx context.Context, res *ingress.Result) error {
+// translation is one Ingress's translation: its result, and its Routes
+// as YAML documents with -o yaml.
+type translation struct {
+	res  ingress.Result
+	docs [][]byte
+	err  error
+}
+
+// translateAll translates every Ingress, each on its own, spread over the
+// cores; the results are in the Ingresses' order.
+func (o *translateOptions) translateAll(ctx context.Context, in translateInputs, opts ingress.Options) ([]translation, error) {
+	out := make([]translation, len(in.ingresses))
+	parallel.Range(len(in.ingresses), 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = o.translateOne(ctx, in.ingresses[i], in.objs, opts)
+		}
+	})
+	for _, t := range out {
+		if t.err != nil {
+			return nil, t.err
+		}
+	}
+	return out, nil
+}
+
+// translateOne translates one Ingress. The Routes the API server would
+// refuse after the webhook (for the CRD's schema) move from the result's
+// Routes to its Problems, so that what translate prints is what the
+// cluster would store.
+func (o *translateOptions) translateOne(ctx context.Context, ing *networkingv1.Ingress, objs ingress.Objects, opts ingress.Options) translation {
+	t := translation{res: ingress.TranslateWith(ing, objs, opts)}
+	res := &t.res
 	kept := res.Routes[:0]
 	for _, r := range res.Routes {
-		errs, err := input.ValidateRoute(ctx, r)
+		obj, err := input.RouteObject(r)
 		if err != nil {
-			return err
+			return translation{err: err}
+		}
+		errs, err := input.ValidateRouteObject(ctx, r, obj)
+		if err != nil {
+			return translation{err: err}
 		}
 		if len(errs) > 0 {
 			res.Problems = append(res.Problems, fmt.Sprintf("Route for host %q and path %q would be refused by the API server: %s",
@@ -222,9 +261,16 @@ func refuseAsStored(ctx context.Context, res *ingress.Result) error {
 			continue
 		}
 		kept = append(kept, r)
+		if o.output == "yaml" {
+			doc, err := yamlDocument(printableObject(obj))
+			if err != nil {
+				return translation{err: err}
+			}
+			t.docs = append(t.docs, doc)
+		}
 	}
 	res.Routes = kept
-	return nil
+	return t
 }
 
 // report writes the warnings of one Ingress's translation on stderr.
@@ -289,15 +335,31 @@ func (o *translateOptions) readFiles(ctx context.Context, stdin io.Reader, in *t
 	if err != nil {
 		return 0, err
 	}
+	// Decoding is spread over the cores; what it reports is printed in the
+	// input's order.
+	type decoded struct {
+		into     client.Object
+		problems []string
+		err      error
+	}
+	objs := make([]decoded, len(read))
+	parallel.Range(len(read), 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			d := &objs[i]
+			if d.into, d.err = translateInput(read[i]); d.into != nil && d.err == nil {
+				d.problems, d.err = input.Decode(read[i], d.into)
+			}
+		}
+	})
 	failed := 0
-	for _, obj := range read {
-		into, err := translateInput(obj)
+	for i, obj := range read {
+		into, err := objs[i].into, objs[i].err
 		if err == nil && into == nil {
 			o.in.skip(obj, stderr) // Deployments and the like travel with Ingresses; they do not matter here
 			continue
 		}
 		if err == nil {
-			err = o.in.decode(obj, into, stderr)
+			err = o.in.strictness(obj, objs[i].problems, stderr)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "error:", err)

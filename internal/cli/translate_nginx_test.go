@@ -2,8 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/routeshift/routeshift/internal/fixtures"
 )
 
 // nginxShop is an ingress-nginx cluster's export: an IngressClass of
@@ -211,5 +214,40 @@ spec:
 				t.Errorf("exit %d, stderr %q, want %q", code, errOut, tc.want)
 			}
 		})
+	}
+}
+
+// TestTranslateSpreadOverCoresKeepsOrder translates hundreds of
+// ingress-nginx Ingresses (canaries, TLS, refused snippets) once on one
+// core and once on four: Routes, report lines and summary are the same,
+// in the input's order.
+func TestTranslateSpreadOverCoresKeepsOrder(t *testing.T) {
+	pki, err := fixtures.Certificates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := nginxIngresses(300, string(pki.Leaf.CertPEM), string(pki.Leaf.KeyPEM))
+	run := func(procs int, output string) (string, string) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		var stdout, stderr strings.Builder
+		if code := Execute([]string{"translate", "--from", "ingress-nginx", "-o", output, "-f", "-"}, strings.NewReader(in), &stdout, &stderr); code != 0 {
+			t.Fatalf("translate exited %d: %s", code, stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	for _, output := range []string{"yaml", "json"} {
+		oneOut, oneErr := run(1, output)
+		manyOut, manyErr := run(4, output)
+		if oneOut != manyOut {
+			t.Errorf("-o %s: stdout differs between one core and four", output)
+		}
+		if oneErr != manyErr {
+			t.Errorf("-o %s: stderr differs between one core and four", output)
+		}
+		if output == "yaml" {
+			if got := strings.Count(oneOut, "kind: Route\n"); got != 285 {
+				t.Errorf("-o yaml printed %d Routes, want 285 (one per Ingress but the 15 canaries)", got)
+			}
+		}
 	}
 }
