@@ -206,11 +206,16 @@ func (r *reader) parse(source string, data []byte) ([]Object, error) {
 func jsonDocuments(source string, data []byte) ([]document, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var docs []document
+	// line is the line at offset counted; it is counted on from the last
+	// value (from the start each time would be quadratic in a long stream).
+	line, counted := 1, 0
 	for {
 		start := int(dec.InputOffset())
 		for start < len(data) && isJSONSpace(data[start]) {
 			start++
 		}
+		line += bytes.Count(data[counted:start], []byte("\n"))
+		counted = start
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
 		if err == io.EOF {
@@ -224,7 +229,7 @@ func jsonDocuments(source string, data []byte) ([]document, error) {
 			}
 			return nil, fmt.Errorf("%s, line %d: not valid JSON: %v", source, lineAt(data, at), err)
 		}
-		docs = append(docs, document{index: len(docs) + 1, line: lineAt(data, start), json: raw})
+		docs = append(docs, document{index: len(docs) + 1, line: line, json: raw})
 	}
 }
 
