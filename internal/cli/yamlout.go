@@ -13,8 +13,9 @@ import (
 // strings, int64, bool, nil), as one YAML document, byte for byte as
 // yaml.v2 writes it. The common shapes of Kubernetes objects are written
 // here directly, which is many times faster; a document holding anything
-// else (a string that needs quotes or folding, a map key with a digit,
-// whose order yaml.v2 decides by number, a float) is written by yaml.v2.
+// else (a string yaml.v2 would fold, escape or write as a block other than
+// a plain literal; a map key with a digit, whose order yaml.v2 decides by
+// number; a float; a sequence of sequences) is written by yaml.v2.
 func yamlDocument(v any) ([]byte, error) {
 	if out, ok := fastYAML(v); ok {
 		return out, nil
