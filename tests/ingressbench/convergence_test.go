@@ -244,8 +244,12 @@ func ingressAndService(ns string, i int, run string) (*networkingv1.Ingress, *co
 		Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{
 			rule(fmt.Sprintf("app-%d.%s.example.com", i, run)), rule(fmt.Sprintf("www.app-%d.%s.example.com", i, run))}},
 	}
+	// Headless: the translation reads only the ports, and thousands of
+	// Services per run, over several runs against one API server, would
+	// fill its Service IP range ("range is full").
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
-		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone,
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
 	return ing, svc
 }
 
