@@ -19,6 +19,7 @@ import (
 	"github.com/routeshift/routeshift/certs"
 	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/haproxy/runtime"
+	"github.com/routeshift/routeshift/internal/atomicfile"
 	"github.com/routeshift/routeshift/internal/wstest"
 	"github.com/routeshift/routeshift/routecore"
 )
@@ -214,7 +215,7 @@ func TestTrafficDefaultCertificateRenewed(t *testing.T) {
 	ca := newCA(t, "default certificate CA")
 	write := func(kp *certs.KeyPair) {
 		for name, data := range map[string][]byte{"tls.crt": kp.CertPEM, "tls.key": kp.KeyPEM} {
-			if err := certs.WriteFileAtomic(filepath.Join(dir, name), data, 0o600); err != nil {
+			if err := atomicfile.Write(filepath.Join(dir, name), data, 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -325,7 +326,7 @@ func TestTrafficReencryptScaleUp(t *testing.T) {
 func TestTrafficDefaultDestinationCARotated(t *testing.T) {
 	oldCA, rotatedCA := newCA(t, "old service CA"), newCA(t, "new service CA")
 	caFile := filepath.Join(t.TempDir(), "service-ca.crt")
-	if err := certs.WriteFileAtomic(caFile, oldCA.CertPEM, 0o644); err != nil {
+	if err := atomicfile.Write(caFile, oldCA.CertPEM, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := newTrafficRouter(t, func(d *dataplane.Config) { d.DefaultDestinationCAPath = caFile })
@@ -338,7 +339,7 @@ func TestTrafficDefaultDestinationCARotated(t *testing.T) {
 	if x := fetch(https, "https://reencrypt.example.com/"); x.err == nil && x.code == http.StatusOK {
 		t.Fatalf("served with the old CA in the file: %v", x)
 	}
-	if err := certs.WriteFileAtomic(caFile, append(slices.Clone(rotatedCA.CertPEM), oldCA.CertPEM...), 0o644); err != nil {
+	if err := atomicfile.Write(caFile, append(slices.Clone(rotatedCA.CertPEM), oldCA.CertPEM...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 15*time.Second, "the endpoint is verified with the rotated CA", func() error {

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/atomicfile"
 	"github.com/routeshift/routeshift/internal/freeport"
 )
 
@@ -69,7 +70,7 @@ func startBenchServer(b testing.TB) (string, *http.Client) {
 		b.Fatal(err)
 	}
 	for name, data := range map[string][]byte{"tls.crt": leaf.CertPEM, "tls.key": leaf.KeyPEM} {
-		if err := certs.WriteFileAtomic(filepath.Join(dir, name), data, 0o600); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, name), data, 0o600); err != nil {
 			b.Fatal(err)
 		}
 	}

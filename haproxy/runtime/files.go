@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/atomicfile"
 )
 
 // diffFiles returns the paths whose content in next differs from have.
@@ -53,7 +53,7 @@ func WriteFiles(dir string, out *Output) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return err
 		}
-		if err := certs.WriteFileAtomic(path, f.Data, f.Mode); err != nil {
+		if err := atomicfile.Write(path, f.Data, f.Mode); err != nil {
 			return fmt.Errorf("writing %s: %w", rel, err)
 		}
 	}
@@ -75,7 +75,7 @@ func WriteFiles(dir string, out *Output) error {
 func (p *Process) restore(out *Output) {
 	for _, rel := range append(slices.Clone(out.Changed), out.Removed...) {
 		if f, ok := p.lastGood[rel]; ok {
-			_ = certs.WriteFileAtomic(p.path(rel), f.Data, f.Mode)
+			_ = atomicfile.Write(p.path(rel), f.Data, f.Mode)
 		} else {
 			_ = os.Remove(p.path(rel))
 		}

@@ -11,7 +11,7 @@ import (
 
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/atomicfile"
 )
 
 // The server-state file carries what HAProxy learned about its servers
@@ -61,7 +61,7 @@ func (p *Process) writeServerState(slots map[string]string) error {
 	if err != nil {
 		return err
 	}
-	return certs.WriteFileAtomic(p.path(p.cfg.ServerStateFile), []byte(kept), 0o600)
+	return atomicfile.Write(p.path(p.cfg.ServerStateFile), []byte(kept), 0o600)
 }
 
 // keepServerState is state (`show servers state`: a version line, a
@@ -100,7 +100,7 @@ func (p *Process) forgetServerState() error {
 	if p.cfg.ServerStateFile == "" {
 		return nil
 	}
-	if err := certs.WriteFileAtomic(p.path(p.cfg.ServerStateFile), []byte(emptyServerState), 0o600); err != nil {
+	if err := atomicfile.Write(p.path(p.cfg.ServerStateFile), []byte(emptyServerState), 0o600); err != nil {
 		return fmt.Errorf("emptying the old server state: %w", err)
 	}
 	return nil
@@ -117,5 +117,5 @@ func ensureServerState(dir, rel string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return certs.WriteFileAtomic(path, []byte(emptyServerState), 0o600)
+	return atomicfile.Write(path, []byte(emptyServerState), 0o600)
 }

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/servingcert"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/webhook"
 )
@@ -123,7 +123,7 @@ func (o *webhookOptions) bootstrapCertificates(ctx context.Context, cfg *rest.Co
 	if err != nil {
 		return nil, err
 	}
-	bootstrap := &certs.SelfSigned{
+	bootstrap := &servingcert.SelfSigned{
 		Client: c, Secret: types.NamespacedName{Namespace: ns, Name: name},
 		DNSNames: o.selfSigned.dnsNames, IPs: o.selfSigned.ips, Dir: o.certDir,
 		MutatingWebhookConfigurations:   nonEmpty(o.selfSigned.mutatingConfig),

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/servingcert"
 	"github.com/routeshift/routeshift/tests/framework"
 )
 
@@ -102,7 +103,7 @@ func keyPairOf(t *testing.T, certPEM, keyPEM []byte) *certs.KeyPair {
 	return &certs.KeyPair{Cert: cert, Key: pair.PrivateKey.(crypto.Signer), CertPEM: certPEM, KeyPEM: keyPEM}
 }
 
-// TestSelfSignedBootstrap: certs.SelfSigned against the real API server.
+// TestSelfSignedBootstrap: servingcert.SelfSigned against the real API server.
 // It creates the Secret and injects its CA into every webhook of both
 // configurations; a second run changes nothing; new names, a serving
 // certificate near expiry and a CA near expiry are each renewed (the CA
@@ -115,8 +116,8 @@ func TestSelfSignedBootstrap(t *testing.T) {
 	configs := "bootstrap-" + ns
 	inertWebhooks(t, cp, configs)
 	dir := t.TempDir()
-	newBootstrap := func(dir string, dnsNames ...string) *certs.SelfSigned {
-		return &certs.SelfSigned{Client: cp.Client, Secret: types.NamespacedName{Namespace: ns, Name: "serving"},
+	newBootstrap := func(dir string, dnsNames ...string) *servingcert.SelfSigned {
+		return &servingcert.SelfSigned{Client: cp.Client, Secret: types.NamespacedName{Namespace: ns, Name: "serving"},
 			DNSNames: dnsNames, IPs: []net.IP{net.ParseIP("127.0.0.1")}, Dir: dir,
 			MutatingWebhookConfigurations: []string{configs}, ValidatingWebhookConfigurations: []string{configs}}
 	}

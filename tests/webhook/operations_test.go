@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/atomicfile"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/tests/framework"
 )
@@ -276,10 +277,10 @@ func TestServingCertificateReload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := certs.WriteFileAtomic(filepath.Join(dir, "tls.key"), next.KeyPEM, 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "tls.key"), next.KeyPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := certs.WriteFileAtomic(filepath.Join(dir, "tls.crt"), next.CertPEM, 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "tls.crt"), next.CertPEM, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	pool := x509.NewCertPool()

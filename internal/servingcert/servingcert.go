@@ -1,4 +1,10 @@
-package certs
+// Package servingcert provides the webhook's serving certificate without
+// cert-manager: a self-signed CA and a serving certificate kept in a
+// Secret (so every replica serves the same ones), written to a directory
+// for the webhook server, and the CA injected into the webhook
+// configurations' caBundle. The certificates themselves are made by certs,
+// which imports no client.
+package servingcert
 
 import (
 	"bytes"
@@ -20,6 +26,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/internal/atomicfile"
 )
 
 // Keys of the serving-certificate Secret (a kubernetes.io/tls Secret with
@@ -133,7 +142,7 @@ func (s *SelfSigned) current(secret *corev1.Secret) bool {
 func (s *SelfSigned) fill(secret *corev1.Secret) error {
 	ca, err := usableCA(secret)
 	if err != nil {
-		if ca, err = NewCA("routeshift-webhook-ca"); err != nil {
+		if ca, err = certs.NewCA("routeshift-webhook-ca"); err != nil {
 			return err
 		}
 	}
@@ -141,7 +150,7 @@ func (s *SelfSigned) fill(secret *corev1.Secret) error {
 	if len(s.DNSNames) > 0 {
 		commonName = s.DNSNames[0]
 	}
-	leaf, err := ca.Issue(Options{CommonName: commonName, DNSNames: s.DNSNames, IPs: s.IPs})
+	leaf, err := ca.Issue(certs.Options{CommonName: commonName, DNSNames: s.DNSNames, IPs: s.IPs})
 	if err != nil {
 		return err
 	}
@@ -155,7 +164,7 @@ func (s *SelfSigned) fill(secret *corev1.Secret) error {
 
 // usableCA returns the Secret's CA if it can sign serving certificates for
 // at least renewBefore more.
-func usableCA(secret *corev1.Secret) (*KeyPair, error) {
+func usableCA(secret *corev1.Secret) (*certs.KeyPair, error) {
 	ca, err := parseKeyPair(secret.Data[SecretCAKey], secret.Data[secretCAKeyKey])
 	switch {
 	case err != nil:
@@ -168,7 +177,7 @@ func usableCA(secret *corev1.Secret) (*KeyPair, error) {
 	return ca, nil
 }
 
-func parseKeyPair(certPEM, keyPEM []byte) (*KeyPair, error) {
+func parseKeyPair(certPEM, keyPEM []byte) (*certs.KeyPair, error) {
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
 		return nil, err
@@ -182,7 +191,7 @@ func parseKeyPair(certPEM, keyPEM []byte) (*KeyPair, error) {
 	if !ok {
 		return nil, errors.New("private key cannot sign")
 	}
-	return &KeyPair{Cert: pair.Leaf, Key: signer, CertPEM: certPEM, KeyPEM: keyPEM}, nil
+	return &certs.KeyPair{Cert: pair.Leaf, Key: signer, CertPEM: certPEM, KeyPEM: keyPEM}, nil
 }
 
 // writeFiles writes the serving certificate and CA to Dir, atomically, with
@@ -200,7 +209,7 @@ func (s *SelfSigned) writeFiles(secret *corev1.Secret) error {
 		{SecretCertKey, secret.Data[SecretCertKey], 0o644},
 		{SecretCAKey, secret.Data[SecretCAKey], 0o644},
 	} {
-		if err := WriteFileAtomic(filepath.Join(s.Dir, f.name), f.data, f.perm); err != nil {
+		if err := atomicfile.Write(filepath.Join(s.Dir, f.name), f.data, f.perm); err != nil {
 			return err
 		}
 	}
@@ -260,27 +269,4 @@ func setCABundle(cc *admissionregistrationv1.WebhookClientConfig, ca []byte) boo
 	}
 	cc.CABundle = bytes.Clone(ca)
 	return true
-}
-
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so readers see the old or the new content, never
-// a mix. The file gets mode perm.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

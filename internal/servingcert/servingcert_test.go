@@ -1,4 +1,4 @@
-package certs
+package servingcert
 
 import (
 	"bytes"
@@ -10,38 +10,40 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/routeshift/routeshift/certs"
 )
 
 // bootstrapPKI is certificate material for the renewal tests.
 type bootstrapPKI struct {
-	ca, otherCA, expiringCA, notCA *KeyPair
+	ca, otherCA, expiringCA, notCA *certs.KeyPair
 }
 
 func newBootstrapPKI(t *testing.T) *bootstrapPKI {
 	t.Helper()
-	gen := func(opts Options, issuer *KeyPair) *KeyPair {
+	gen := func(opts certs.Options, issuer *certs.KeyPair) *certs.KeyPair {
 		t.Helper()
-		kp, err := Generate(opts, issuer)
+		kp, err := certs.Generate(opts, issuer)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return kp
 	}
 	return &bootstrapPKI{
-		ca:      gen(Options{CommonName: "ca", IsCA: true, Validity: 10 * 365 * 24 * time.Hour}, nil),
-		otherCA: gen(Options{CommonName: "other ca", IsCA: true, Validity: 10 * 365 * 24 * time.Hour}, nil),
+		ca:      gen(certs.Options{CommonName: "ca", IsCA: true, Validity: 10 * 365 * 24 * time.Hour}, nil),
+		otherCA: gen(certs.Options{CommonName: "other ca", IsCA: true, Validity: 10 * 365 * 24 * time.Hour}, nil),
 		// Issued almost ten years ago: ten days left.
-		expiringCA: gen(Options{CommonName: "old ca", IsCA: true, NotBefore: time.Now().Add(-10*365*24*time.Hour + 10*24*time.Hour),
+		expiringCA: gen(certs.Options{CommonName: "old ca", IsCA: true, NotBefore: time.Now().Add(-10*365*24*time.Hour + 10*24*time.Hour),
 			Validity: 10 * 365 * 24 * time.Hour}, nil),
-		notCA: gen(Options{CommonName: "leaf posing as a ca"}, nil),
+		notCA: gen(certs.Options{CommonName: "leaf posing as a ca"}, nil),
 	}
 }
 
 // secretOf is the Secret SelfSigned keeps: ca (with its key) and a serving
 // certificate issued by signer with opts.
-func secretOf(t *testing.T, ca, signer *KeyPair, opts Options) *corev1.Secret {
+func secretOf(t *testing.T, ca, signer *certs.KeyPair, opts certs.Options) *corev1.Secret {
 	t.Helper()
-	leaf, err := Generate(opts, signer)
+	leaf, err := certs.Generate(opts, signer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +57,8 @@ func secretOf(t *testing.T, ca, signer *KeyPair, opts Options) *corev1.Secret {
 // including unreadable data, makes Ensure renew it.
 func TestCurrent(t *testing.T) {
 	p := newBootstrapPKI(t)
-	names := Options{CommonName: "webhook", DNSNames: []string{"routeshift-webhook.routeshift.svc", "localhost"}, IPs: []net.IP{net.ParseIP("127.0.0.1")}}
-	with := func(mod func(o *Options)) Options {
+	names := certs.Options{CommonName: "webhook", DNSNames: []string{"routeshift-webhook.routeshift.svc", "localhost"}, IPs: []net.IP{net.ParseIP("127.0.0.1")}}
+	with := func(mod func(o *certs.Options)) certs.Options {
 		o := names
 		mod(&o)
 		return o
@@ -69,13 +71,13 @@ func TestCurrent(t *testing.T) {
 		want   bool
 	}{
 		{"valid", secretOf(t, p.ca, p.ca, names), true},
-		{"more names than configured", secretOf(t, p.ca, p.ca, with(func(o *Options) { o.DNSNames = append(o.DNSNames, "extra.example.com") })), true},
-		{"31 days left", secretOf(t, p.ca, p.ca, with(func(o *Options) { o.NotBefore, o.Validity = time.Now().Add(-day), 32*day })), true},
-		{"29 days left", secretOf(t, p.ca, p.ca, with(func(o *Options) { o.NotBefore, o.Validity = time.Now().Add(-day), 30*day })), false},
-		{"expired", secretOf(t, p.ca, p.ca, with(func(o *Options) { o.NotBefore, o.Validity = time.Now().Add(-400*day), 365*day })), false},
-		{"a DNS name missing", secretOf(t, p.ca, p.ca, with(func(o *Options) { o.DNSNames = o.DNSNames[:1] })), false},
-		{"the IP missing", secretOf(t, p.ca, p.ca, with(func(o *Options) { o.IPs = nil })), false},
-		{"another IP", secretOf(t, p.ca, p.ca, with(func(o *Options) { o.IPs = []net.IP{net.ParseIP("10.0.0.1")} })), false},
+		{"more names than configured", secretOf(t, p.ca, p.ca, with(func(o *certs.Options) { o.DNSNames = append(o.DNSNames, "extra.example.com") })), true},
+		{"31 days left", secretOf(t, p.ca, p.ca, with(func(o *certs.Options) { o.NotBefore, o.Validity = time.Now().Add(-day), 32*day })), true},
+		{"29 days left", secretOf(t, p.ca, p.ca, with(func(o *certs.Options) { o.NotBefore, o.Validity = time.Now().Add(-day), 30*day })), false},
+		{"expired", secretOf(t, p.ca, p.ca, with(func(o *certs.Options) { o.NotBefore, o.Validity = time.Now().Add(-400*day), 365*day })), false},
+		{"a DNS name missing", secretOf(t, p.ca, p.ca, with(func(o *certs.Options) { o.DNSNames = o.DNSNames[:1] })), false},
+		{"the IP missing", secretOf(t, p.ca, p.ca, with(func(o *certs.Options) { o.IPs = nil })), false},
+		{"another IP", secretOf(t, p.ca, p.ca, with(func(o *certs.Options) { o.IPs = []net.IP{net.ParseIP("10.0.0.1")} })), false},
 		{"signed by another CA", secretOf(t, p.ca, p.otherCA, names), false},
 		{"the CA expires within 30 days", secretOf(t, p.expiringCA, p.expiringCA, names), false},
 		{"the CA is not a CA", secretOf(t, p.notCA, p.notCA, names), false},
@@ -116,7 +118,7 @@ func TestCurrent(t *testing.T) {
 func TestFill(t *testing.T) {
 	p := newBootstrapPKI(t)
 	s := &SelfSigned{DNSNames: []string{"webhook.example.com"}, IPs: []net.IP{net.ParseIP("127.0.0.1")}}
-	stale := Options{CommonName: "stale", DNSNames: []string{"old.example.com"}}
+	stale := certs.Options{CommonName: "stale", DNSNames: []string{"old.example.com"}}
 	tests := []struct {
 		name   string
 		secret *corev1.Secret
@@ -162,8 +164,8 @@ func TestWriteFiles(t *testing.T) {
 	p := newBootstrapPKI(t)
 	dir := filepath.Join(t.TempDir(), "certs")
 	s := &SelfSigned{Dir: dir}
-	for _, signer := range []*KeyPair{p.ca, p.otherCA} {
-		secret := secretOf(t, signer, signer, Options{CommonName: "webhook"})
+	for _, signer := range []*certs.KeyPair{p.ca, p.otherCA} {
+		secret := secretOf(t, signer, signer, certs.Options{CommonName: "webhook"})
 		if err := s.writeFiles(secret); err != nil {
 			t.Fatal(err)
 		}
