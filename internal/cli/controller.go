@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/routeshift/routeshift/certificates"
 	"github.com/routeshift/routeshift/ingress"
+	"github.com/routeshift/routeshift/routecerts"
 	"github.com/routeshift/routeshift/webhook"
 )
 
@@ -17,7 +17,7 @@ import (
 // names.
 const (
 	ingressController      = "ingress-to-route"
-	certificatesController = certificates.ControllerName
+	certificatesController = routecerts.ControllerName
 )
 
 var controllerNames = []string{ingressController, certificatesController}
@@ -26,7 +26,7 @@ var controllerNames = []string{ingressController, certificatesController}
 type controllerOptions struct {
 	controllers  []string
 	ingress      ingress.ControllerOptions
-	certificates certificates.Options
+	certificates routecerts.Options
 }
 
 // addControllerFlags adds the controllers' flags; withRouterAccount adds

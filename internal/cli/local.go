@@ -37,13 +37,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/yaml"
 
-	"github.com/routeshift/routeshift/certificates"
 	"github.com/routeshift/routeshift/ingress"
 	"github.com/routeshift/routeshift/internal/controlplane"
 	"github.com/routeshift/routeshift/internal/freeport"
 	"github.com/routeshift/routeshift/internal/hostaddr"
 	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/manifests"
+	"github.com/routeshift/routeshift/routecerts"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/webhook"
 )
@@ -501,7 +501,7 @@ func (r *localRun) startManager(ctx context.Context) error {
 		selfSigned: selfSignedOptions{enabled: true, secret: "routeshift/routeshift-webhook-tls", ips: []net.IP{net.ParseIP("127.0.0.1")},
 			dnsNames: []string{"localhost"}, mutatingConfig: "routeshift", validatingConfig: "routeshift"}}
 	ctl := &controllerOptions{controllers: []string{"*"}, ingress: ingress.ControllerOptions{Workers: 2},
-		certificates: certificates.Options{RouterServiceAccount: webhook.DefaultRouterServiceAccount}}
+		certificates: routecerts.Options{RouterServiceAccount: webhook.DefaultRouterServiceAccount}}
 	m.leaderElect = false
 	r.background(ctx, "the webhook and controller", func(ctx context.Context) error { return m.start(ctx, r.cfg, wh, ctl) })
 	return waitFor(ctx, 60*time.Second, func() error {

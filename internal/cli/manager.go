@@ -23,10 +23,10 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/routeshift/routeshift/certificates"
 	"github.com/routeshift/routeshift/ingress"
 	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/internal/version"
+	"github.com/routeshift/routeshift/routecerts"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/webhook"
 )
@@ -242,7 +242,7 @@ func (ctl *controllerOptions) setup(ctx context.Context, mgr manager.Manager, en
 	if enabled[certificatesController] {
 		opts := ctl.certificates
 		opts.Workers = ctl.ingress.Workers
-		if err := certificates.SetupWithManager(mgr, opts); err != nil {
+		if err := routecerts.SetupWithManager(mgr, opts); err != nil {
 			return err
 		}
 		ctrl.Log.Info("running the route-certificates controller", "routerServiceAccount", opts.RouterServiceAccount, "leaderElection", leaderElection)

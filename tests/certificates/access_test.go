@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/routeshift/routeshift/certificates"
+	"github.com/routeshift/routeshift/routecerts"
 	"github.com/routeshift/routeshift/tests/framework"
 )
 
@@ -29,7 +29,7 @@ import (
 // SubjectAccessReviews and with real requests as that account.
 func testRouterAccess(t *testing.T, e *env) {
 	ctx := context.Background()
-	role := certificates.RoleName("edge-route-tls")
+	role := routecerts.RoleName("edge-route-tls")
 	binding := &rbacv1.RoleBinding{}
 	if err := e.c.Get(ctx, client.ObjectKey{Namespace: e.ns, Name: role}, binding); err != nil {
 		t.Fatal(err)

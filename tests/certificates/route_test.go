@@ -15,8 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/routeshift/routeshift/certificates"
 	"github.com/routeshift/routeshift/certs"
+	"github.com/routeshift/routeshift/routecerts"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/tests/framework"
 )
@@ -137,7 +137,7 @@ func (e *env) waitIssued(t *testing.T, name string) *routecore.Route {
 	var r *routecore.Route
 	framework.EventuallyWithin(t, wait, "Route "+name+" names Secret "+secret, func() error {
 		r = getRoute(t, e.c, e.ns, name)
-		if ext := r.Spec.TLS.ExternalCertificate; ext == nil || ext.Name != secret || r.Annotations[certificates.ExternalCertificateAnnotation] != secret {
+		if ext := r.Spec.TLS.ExternalCertificate; ext == nil || ext.Name != secret || r.Annotations[routecerts.ExternalCertificateAnnotation] != secret {
 			return fmt.Errorf("spec.tls %+v, annotations %v", r.Spec.TLS, r.Annotations)
 		}
 		return nil
@@ -170,7 +170,7 @@ func testEdge(t *testing.T, e *env) {
 	if got := s.chain[0].DNSNames; len(got) != 1 || got[0] != host {
 		t.Errorf("served certificate names %v, want [%s]", got, host)
 	}
-	out := waitEvents(t, e.cp, e.ns, "edge", certificates.ReasonRequested, certificates.ReasonIssued)
+	out := waitEvents(t, e.cp, e.ns, "edge", routecerts.ReasonRequested, routecerts.ReasonIssued)
 	if !strings.Contains(out, "Created Certificate edge-route-tls for ["+host+"] from Issuer ca") {
 		t.Errorf("kubectl describe route edge lacks the request:\n%s", out)
 	}
@@ -219,7 +219,7 @@ func testHostChange(t *testing.T, e *env) {
 		return nil
 	})
 	waitServed(t, e.router, e.host("after"), "moving", e.roots)
-	out := waitEvents(t, e.cp, e.ns, "moving", certificates.ReasonUpdated)
+	out := waitEvents(t, e.cp, e.ns, "moving", routecerts.ReasonUpdated)
 	if !strings.Contains(out, "Updated Certificate moving-route-tls for ["+e.host("after")+"]") {
 		t.Errorf("kubectl describe route moving lacks the update:\n%s", out)
 	}
@@ -239,7 +239,7 @@ func testAnnotationRemoved(t *testing.T, e *env) {
 	}
 	framework.EventuallyWithin(t, wait, "Certificate, Role and RoleBinding of Route plain deleted", func() error {
 		for _, o := range []client.Object{&cmapi.Certificate{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}} {
-			name := certificates.RoleName("plain-route-tls")
+			name := routecerts.RoleName("plain-route-tls")
 			if _, ok := o.(*cmapi.Certificate); ok {
 				name = "plain-route-tls"
 			}
@@ -250,7 +250,7 @@ func testAnnotationRemoved(t *testing.T, e *env) {
 		return nil
 	})
 	r := getRoute(t, e.c, e.ns, "plain")
-	if r.Spec.TLS.ExternalCertificate != nil || r.Annotations[certificates.ExternalCertificateAnnotation] != "" {
+	if r.Spec.TLS.ExternalCertificate != nil || r.Annotations[routecerts.ExternalCertificateAnnotation] != "" {
 		t.Errorf("the Route still names the Secret: %+v %v", r.Spec.TLS, r.Annotations)
 	}
 	framework.EventuallyWithin(t, wait, "https://"+host+"/ served with the router's default certificate", func() error {
@@ -263,7 +263,7 @@ func testAnnotationRemoved(t *testing.T, e *env) {
 		}
 		return nil
 	})
-	waitEvents(t, e.cp, e.ns, "plain", certificates.ReasonRemoved)
+	waitEvents(t, e.cp, e.ns, "plain", routecerts.ReasonRemoved)
 }
 
 // testMissingIssuer: kubectl warns about an issuer that does not exist, the
@@ -276,7 +276,7 @@ func testMissingIssuer(t *testing.T, e *env) {
 	// cert-manager's reason comes from the CertificateRequest, a moment
 	// after the Certificate's own "Issuing certificate as Secret does not
 	// exist".
-	waitEvents(t, e.cp, e.ns, "orphan", certificates.ReasonRequested, certificates.ReasonPending,
+	waitEvents(t, e.cp, e.ns, "orphan", routecerts.ReasonRequested, routecerts.ReasonPending,
 		`CertificateRequest orphan-route-tls-1: Pending: Referenced "Issuer" not found: issuer.cert-manager.io "nope" not found`)
 	if r := getRoute(t, e.c, e.ns, "orphan"); r.Spec.TLS.ExternalCertificate != nil {
 		t.Errorf("a Route without a certificate names a Secret: %+v", r.Spec.TLS)
@@ -296,7 +296,7 @@ func testRouteDeleted(t *testing.T, e *env) {
 		var roles rbacv1.RoleList
 		var bindings rbacv1.RoleBindingList
 		for _, l := range []client.ObjectList{&certs, &roles, &bindings} {
-			if err := e.c.List(context.Background(), l, client.InNamespace(e.ns), client.MatchingLabels{certificates.RouteLabel: "gone"}); err != nil {
+			if err := e.c.List(context.Background(), l, client.InNamespace(e.ns), client.MatchingLabels{routecerts.RouteLabel: "gone"}); err != nil {
 				return err
 			}
 		}

@@ -1,4 +1,4 @@
-// Package certificates gives Routes certificates from cert-manager. For each
+// Package routecerts gives Routes certificates from cert-manager. For each
 // edge or reencrypt Route that names an issuer in cert-manager's annotations
 // (see docs/certificates.md) it keeps one Certificate owned by the Route, a
 // Role and RoleBinding that let the router read exactly the Secret
@@ -11,4 +11,4 @@
 // writes the API server. The package imports routecore (which owns the
 // annotations and their rules) and cert-manager's API types; it must not
 // import webhook, ingress, router or haproxy.
-package certificates
+package routecerts
