@@ -1,6 +1,7 @@
 package routecore
 
 import (
+	"encoding/csv"
 	"fmt"
 	"net"
 	"net/mail"
@@ -12,7 +13,6 @@ import (
 
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
-	cmutil "github.com/cert-manager/cert-manager/pkg/util"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -146,15 +146,30 @@ func certEntry(key, help, def string, validate func(string) *field.Error, apply 
 func subjectEntry(key, what string, set func(*cmapi.X509Subject, []string)) Annotation {
 	return certEntry(key, "Comma-separated "+what+" of the certificate's subject (one line of CSV: quote a value that holds a comma).", "none",
 		func(v string) *field.Error {
-			if _, err := cmutil.SplitWithEscapeCSV(v); err != nil {
+			if _, err := splitCSV(v); err != nil {
 				return field.Invalid(nil, v, err.Error())
 			}
 			return nil
 		},
 		func(v string, s *cmapi.CertificateSpec) {
-			values, _ := cmutil.SplitWithEscapeCSV(v)
+			values, _ := splitCSV(v)
 			set(subject(s), values)
 		})
+}
+
+// splitCSV reads a subject annotation as cert-manager does: exactly one
+// line of CSV, so a value may hold a quoted comma.
+func splitCSV(v string) ([]string, error) {
+	records, err := csv.NewReader(strings.NewReader(v)).ReadAll()
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("failed to parse %q as CSV: %w", v, err)
+	case len(records) == 0:
+		return nil, fmt.Errorf("no values found after parsing %q", v)
+	case len(records) > 1:
+		return nil, fmt.Errorf("refusing to use %q as input as it parses as multiple lines of CSV", v)
+	}
+	return records[0], nil
 }
 
 func privateKey(s *cmapi.CertificateSpec) *cmapi.CertificatePrivateKey {

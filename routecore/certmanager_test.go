@@ -2,12 +2,14 @@ package routecore
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
+	cmutil "github.com/cert-manager/cert-manager/pkg/util"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -204,5 +206,20 @@ func TestRouteCertificate(t *testing.T) {
 				t.Errorf("RouteCertificate = %+v, %v\nwant %+v, %v", got, wanted, tt.want, tt.wanted)
 			}
 		})
+	}
+}
+
+// TestSplitCSVAsCertManager: a subject annotation is split exactly as
+// cert-manager splits it, values and errors.
+func TestSplitCSVAsCertManager(t *testing.T) {
+	for _, v := range []string{
+		"Acme", "Acme,Widgets", `"Acme, Inc.",Widgets`, " spaced , values ", `"unterminated`,
+		"", "a\nb", `"a""b"`, "a,,b", `x"y`,
+	} {
+		got, gotErr := splitCSV(v)
+		want, wantErr := cmutil.SplitWithEscapeCSV(v)
+		if !slices.Equal(got, want) || (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Errorf("splitCSV(%q) = %q, %v; cert-manager: %q, %v", v, got, gotErr, want, wantErr)
+		}
 	}
 }
