@@ -1,4 +1,7 @@
-package routecore_test
+// Package limits checks routecore's limits against the real HAProxy: a
+// Route with every value that reaches haproxy.cfg at its limit renders
+// (through routeshift render) to a configuration HAProxy loads and serves.
+package limits
 
 import (
 	"bytes"
