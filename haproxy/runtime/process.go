@@ -183,7 +183,7 @@ func (p *Process) writeAndServe(ctx context.Context, out *Output, complete bool)
 	if step != StepRuntimeAPI {
 		p.serveStandby(ctx, out.Standby)
 		p.held = out
-		if step == StepLoadWhenDue && p.cfg.Now().Sub(p.lastLoad) < p.cfg.ReloadInterval {
+		if step == StepLoadWhenDue && !p.intervalPassed() {
 			logf.FromContext(ctx).WithName("haproxy").V(1).Info("a reload is due; held until RELOAD_INTERVAL has passed since the last one",
 				"reasons", len(out.Reasons))
 		}
@@ -244,10 +244,16 @@ func (p *Process) merge(out *Output) *Output {
 	return out
 }
 
+// intervalPassed reports whether RELOAD_INTERVAL has passed since the
+// last load: the one rule for when a held configuration may load.
+func (p *Process) intervalPassed() bool {
+	return p.cfg.Now().Sub(p.lastLoad) >= p.cfg.ReloadInterval
+}
+
 // Tick loads the held configuration if RELOAD_INTERVAL has passed since
 // the last load. A failure counts like one of Apply.
 func (p *Process) Tick(ctx context.Context) error {
-	if p.state.Due(p.cfg.Now().Sub(p.lastLoad) >= p.cfg.ReloadInterval) == StepNone {
+	if p.state.Due(p.intervalPassed()) == StepNone {
 		return nil
 	}
 	err := p.load(ctx, StepLoadNow)
@@ -265,7 +271,7 @@ func (p *Process) Tick(ctx context.Context) error {
 // them it keeps the previous workers serving; only then does haproxy -c
 // say why, so that a refusal costs one more parse and a load none.
 func (p *Process) load(ctx context.Context, step Step) error {
-	if p.held == nil || step == StepLoadWhenDue && p.cfg.Now().Sub(p.lastLoad) < p.cfg.ReloadInterval {
+	if p.held == nil || step == StepLoadWhenDue && !p.intervalPassed() {
 		return nil
 	}
 	out := p.held
