@@ -147,6 +147,24 @@ func (inst *installation) waitRolledOut(t *testing.T) {
 	for _, w := range []string{"deployment/routeshift-manager", kind + "/" + name} {
 		inst.kubectl(t, "rollout", "status", "--namespace", installNamespace, w, "--timeout=5m")
 	}
+	inst.waitWebhookServing(t)
+}
+
+// waitWebhookServing waits until the API server reaches the webhook
+// through its Service: a rollout is complete when the pods are Ready,
+// but kube-proxy programs the Service's new endpoints a moment later, and
+// until then calls to it are refused. A server-side dry run goes through
+// the webhooks and stores nothing.
+func (inst *installation) waitWebhookServing(t *testing.T) {
+	t.Helper()
+	route := "apiVersion: route.openshift.io/v1\nkind: Route\nmetadata: {name: webhook-probe, namespace: default}\n" +
+		"spec:\n  host: probe.example.test\n  to: {name: web}\n"
+	framework.EventuallyWithin(t, 2*time.Minute, "the webhook answers through its Service", func() error {
+		if _, errOut, err := inst.run(t, route, "kubectl", "create", "--dry-run=server", "-f", "-"); err != nil {
+			return fmt.Errorf("%v: %s", err, errOut)
+		}
+		return nil
+	})
 }
 
 // checkPodsReady: every pod of the install is Ready and never restarted,
