@@ -144,8 +144,6 @@ func (w *yamlWriter) scalar(v any, column int) bool {
 		w.buf = strconv.AppendBool(w.buf, v)
 	case int64:
 		w.buf = strconv.AppendInt(w.buf, v, 10)
-	case int:
-		w.buf = strconv.AppendInt(w.buf, int64(v), 10)
 	case string:
 		out, ok := stringScalar(v)
 		if !ok || strings.Contains(out, " ") && column+len(out) > yamlWidth {
@@ -259,7 +257,8 @@ func singleQuoted(s string) bool {
 // typedWord reports whether s is a word YAML 1.1 reads as a boolean or
 // null, or a decimal integer without leading zeros.
 func typedWord(s string) bool {
-	if isBoolWord(s) || isBoolWord(strings.ToLower(s)) && (s == strings.ToUpper(s) || s[1:] == strings.ToLower(s[1:])) {
+	// lower case, capitalised or upper case, as YAML 1.1 spells them
+	if lower := strings.ToLower(s); isBoolWord(lower) && (s[1:] == lower[1:] || s == strings.ToUpper(s)) {
 		return true
 	}
 	digits := strings.TrimPrefix(s, "-")
