@@ -36,7 +36,10 @@ const crdFile = "crd/route.openshift.io_routes.yaml"
 type schema struct {
 	structural *structuralschema.Structural
 	validator  apiextensionsvalidation.SchemaValidator
-	cel        *cel.Validator
+	// quick vouches for most objects without the validator, whose cost is
+	// most of a translation's.
+	quick *quickNode
+	cel   *cel.Validator
 	// status is true when the CRD has a status subresource: the API server
 	// then drops status on create.
 	status bool
@@ -76,7 +79,7 @@ func newSchema(crd *apiextensionsv1.CustomResourceDefinition, version string) (*
 		if err != nil {
 			return nil, err
 		}
-		return &schema{structural: s, validator: validator, cel: cel.NewValidator(s, true, celconfig.PerCallLimit),
+		return &schema{structural: s, validator: validator, quick: newQuickNode(s), cel: cel.NewValidator(s, true, celconfig.PerCallLimit),
 			status: v.Subresources != nil && v.Subresources.Status != nil}, nil
 	}
 	return nil, fmt.Errorf("CRD %s has no schema for version %s", crd.Name, version)
@@ -120,7 +123,9 @@ func (s *schema) validate(ctx context.Context, obj map[string]any, meta *metav1.
 		delete(obj, "status")
 	}
 	errs := validateMetadata(ctx, meta)
-	errs = append(errs, apiextensionsvalidation.ValidateCustomResource(nil, obj, s.validator)...)
+	if !s.quick.valid(obj) {
+		errs = append(errs, apiextensionsvalidation.ValidateCustomResource(nil, obj, s.validator)...)
+	}
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, s.structural, false)...)
 	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s.structural, obj)...)
 	if s.cel == nil {
