@@ -43,7 +43,7 @@ K8S_LDFLAGS := -s -w \
 	-X k8s.io/component-base/version.gitMinor=37 \
 	-X k8s.io/component-base/version.gitTreeState=clean
 # Fuzz targets: package and function, one per line of `make fuzz`.
-FUZZ_TARGETS := ./routecore:FuzzDefaultValidateJSON ./routecore:FuzzDefaultValidateFields ./routecore:FuzzDNSFastPath ./ingress:FuzzTranslate ./router:FuzzStoreIncremental ./haproxy:FuzzRender ./internal/cli:FuzzYAMLDocument
+FUZZ_TARGETS := ./routecore:FuzzDefaultValidateJSON ./routecore:FuzzDefaultValidateFields ./routecore:FuzzDNSFastPath ./ingress:FuzzTranslate ./router:FuzzStoreIncremental ./haproxy:FuzzRender ./internal/cli:FuzzYAMLDocument ./internal/input:FuzzQuickCheck ./internal/input:FuzzFastYAML
 
 .PHONY: help
 help: ## list targets

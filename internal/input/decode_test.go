@@ -2,12 +2,16 @@ package input
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	kjson "sigs.k8s.io/json"
 
 	"github.com/routeshift/routeshift/routecore"
 )
@@ -135,5 +139,40 @@ func TestValidateRoute(t *testing.T) {
 				t.Errorf("errors\n%q\nwant\n%q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRouteObjectIsTheJSONObject: RouteObject gives what encoding a Route
+// as JSON and decoding it gives, for a Route with every kind of field.
+func TestRouteObjectIsTheJSONObject(t *testing.T) {
+	weight := int32(7)
+	now := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	r := &routecore.Route{
+		TypeMeta: metav1.TypeMeta{APIVersion: "route.openshift.io/v1", Kind: "Route"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", Labels: map[string]string{"app": "web"},
+			Annotations:     map[string]string{"haproxy.router.openshift.io/timeout": "60s"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "networking.k8s.io/v1", Kind: "Ingress", Name: "shop", UID: "u"}}},
+		Spec: routecore.RouteSpec{Host: "www.example.com", Path: "/api",
+			To:                routecore.RouteTargetReference{Kind: "Service", Name: "web", Weight: &weight},
+			AlternateBackends: []routecore.RouteTargetReference{{Kind: "Service", Name: "canary"}},
+			Port:              &routecore.RoutePort{TargetPort: intstr.FromInt32(8080)},
+			TLS:               &routecore.TLSConfig{Termination: routecore.TLSTerminationEdge, Certificate: "-----BEGIN CERTIFICATE-----\nMII\n-----END CERTIFICATE-----\n", Key: "k\t<&>\"\\"}},
+		Status: routecore.RouteStatus{Ingress: []routecore.RouteIngress{{Host: "www.example.com", RouterName: "default",
+			Conditions: []routecore.RouteIngressCondition{{Type: routecore.RouteAdmitted, Status: corev1.ConditionTrue, LastTransitionTime: &now}}}}},
+	}
+	got, err := RouteObject(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(js, &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("RouteObject\n%#v\nJSON\n%#v", got, want)
 	}
 }

@@ -269,6 +269,9 @@ func yamlDocuments(source string, data []byte) ([]document, error) {
 // lenient decoding accepts (a key given twice) is converted, and what
 // strict decoding said is kept for the report.
 func yamlDocument(source string, doc rawDocument) (document, error) {
+	if js, ok := fastYAMLToJSON(doc.text); ok {
+		return document{index: doc.index, line: doc.line, json: js}, nil
+	}
 	var strict []string
 	js, err := yaml.YAMLToJSONStrict(doc.text)
 	if err != nil {
