@@ -24,8 +24,10 @@ var secretTypesNeverRead = []corev1.SecretType{
 	corev1.SecretTypeBootstrapToken,
 }
 
-// secretKeysRead are the only Secret data keys Translate reads.
-var secretKeysRead = []string{corev1.TLSCertKey, corev1.TLSPrivateKeyKey}
+// secretKeysRead are the only Secret data keys Translate reads: a TLS
+// certificate and key, and the CA bundle of ingress-nginx's
+// proxy-ssl-secret.
+var secretKeysRead = []string{corev1.TLSCertKey, corev1.TLSPrivateKeyKey, corev1.ServiceAccountRootCAKey}
 
 // CacheOptions limits what the controller's informers keep in memory: no
 // managed fields on any object, and of Secrets only those of a type that can
@@ -54,8 +56,8 @@ func stripManagedFields(o any) (any, error) {
 	return o, nil
 }
 
-// trimSecret keeps what Translate reads of a Secret: its type and its
-// certificate and key.
+// trimSecret keeps what Translate reads of a Secret: its type, its
+// certificate and key, and a CA bundle.
 func trimSecret(o any) (any, error) {
 	s, ok := o.(*corev1.Secret)
 	if !ok {

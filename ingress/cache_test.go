@@ -42,7 +42,7 @@ func TestTrimSecretKeepsWhatTranslateReads(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "s", Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{...}"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}},
 		Type: corev1.SecretTypeTLS,
-		Data: map[string][]byte{corev1.TLSCertKey: []byte("crt"), corev1.TLSPrivateKeyKey: []byte("key"), "big.bin": make([]byte, 1<<20)},
+		Data: map[string][]byte{corev1.TLSCertKey: []byte("crt"), corev1.TLSPrivateKeyKey: []byte("key"), "ca.crt": []byte("ca"), "big.bin": make([]byte, 1<<20)},
 	}
 	o, err := trimSecret(in)
 	if err != nil {
@@ -52,8 +52,8 @@ func TestTrimSecretKeepsWhatTranslateReads(t *testing.T) {
 	if string(s.Data[corev1.TLSCertKey]) != "crt" || string(s.Data[corev1.TLSPrivateKeyKey]) != "key" || s.Type != corev1.SecretTypeTLS {
 		t.Errorf("certificate, key or type lost: %+v", s)
 	}
-	if _, ok := s.Data["big.bin"]; ok || len(s.Data) != 2 {
-		t.Errorf("data keys kept = %d, want only %s and %s", len(s.Data), corev1.TLSCertKey, corev1.TLSPrivateKeyKey)
+	if _, ok := s.Data["big.bin"]; ok || len(s.Data) != 3 || string(s.Data["ca.crt"]) != "ca" {
+		t.Errorf("data keys kept = %d, want only %s, %s and ca.crt", len(s.Data), corev1.TLSCertKey, corev1.TLSPrivateKeyKey)
 	}
 	if s.Annotations != nil || s.ManagedFields != nil {
 		t.Errorf("annotations or managed fields kept: %v %v", s.Annotations, s.ManagedFields)
@@ -83,6 +83,33 @@ func TestTrimSecretTranslatesTheSame(t *testing.T) {
 	got := Translate(ing, objects(trimmed...), DefaultControllerName)
 	if len(want.Routes) != 1 || want.Routes[0].Spec.TLS == nil || want.Routes[0].Spec.TLS.DestinationCACertificate != pki.ca {
 		t.Fatalf("fixture does not exercise the secrets: %+v", want)
+	}
+	sameResult(t, got, want)
+}
+
+// An adopted Ingress's proxy-ssl-secret is read from its ca.crt: the
+// trimmed copy keeps it, so the live controller verifies the backend with
+// the CA translate uses.
+func TestTrimSecretKeepsProxySSLSecretCA(t *testing.T) {
+	pki := certificates(t)
+	ing := ingress(nginxAnnotation("backend-protocol", "HTTPS"), nginxAnnotation("proxy-ssl-secret", "shop/backend-ca"),
+		nginxAnnotation("proxy-ssl-verify", "on"), tls("www-tls", "www.example.com"), rule("www.example.com", path("/", "web", portName("http"))))
+	ing.Annotations[ClassAnnotation] = "nginx"
+	full := func() []any {
+		return []any{web(), tlsSecret("www-tls", pki.crt, pki.key), secret("backend-ca", corev1.SecretTypeOpaque, "ca.crt", pki.ca, "notes", "unrelated")}
+	}
+	trimmed := full()
+	for _, o := range trimmed {
+		if s, ok := o.(*corev1.Secret); ok {
+			if _, err := trimSecret(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := TranslateWith(ing, objects(full()...), nginxOptions())
+	got := TranslateWith(ing, objects(trimmed...), nginxOptions())
+	if len(want.Routes) != 1 || want.Routes[0].Spec.TLS == nil || want.Routes[0].Spec.TLS.DestinationCACertificate != pki.ca {
+		t.Fatalf("fixture does not exercise proxy-ssl-secret: %+v", want)
 	}
 	sameResult(t, got, want)
 }
