@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -36,17 +37,24 @@ var secretKeysRead = []string{corev1.TLSCertKey, corev1.TLSPrivateKeyKey, corev1
 // The controller never writes the objects it caches, so trimmed copies are
 // safe. Objects other components of the same manager read through the cache
 // (Routes, for the webhook) keep everything but managed fields.
-func CacheOptions() cache.Options {
+//
+// nginxConfigMap is ControllerOptions.NginxConfigMap: of ConfigMaps, the
+// cache keeps that one only.
+func CacheOptions(nginxConfigMap types.NamespacedName) cache.Options {
 	sel := make([]fields.Selector, len(secretTypesNeverRead))
 	for i, t := range secretTypesNeverRead {
 		sel[i] = fields.OneTermNotEqualSelector("type", string(t))
 	}
-	return cache.Options{
+	opts := cache.Options{
 		DefaultTransform: stripManagedFields,
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.Secret{}: {Field: fields.AndSelectors(sel...), Transform: trimSecret},
 		},
 	}
+	if nginxConfigMap.Name != "" {
+		opts.ByObject[&corev1.ConfigMap{}] = configMapCache(nginxConfigMap)
+	}
+	return opts
 }
 
 func stripManagedFields(o any) (any, error) {

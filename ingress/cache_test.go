@@ -6,11 +6,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 func TestCacheOptionsSecretSelector(t *testing.T) {
 	var sel fields.Selector
-	for o, by := range CacheOptions().ByObject {
+	for o, by := range CacheOptions(types.NamespacedName{}).ByObject {
 		if _, ok := o.(*corev1.Secret); ok {
 			sel = by.Field
 		}
@@ -35,6 +38,37 @@ func TestCacheOptionsSecretSelector(t *testing.T) {
 			t.Errorf("selector %q matches type %q = %v, want %v", sel, tt.typ, got, tt.want)
 		}
 	}
+}
+
+// Of ConfigMaps the cache keeps ingress-nginx's only, when it is named.
+func TestCacheOptionsConfigMap(t *testing.T) {
+	cm := types.NamespacedName{Namespace: "ingress-nginx", Name: "ingress-nginx-controller"}
+	for _, tc := range []struct {
+		name types.NamespacedName
+		want bool
+	}{{types.NamespacedName{}, false}, {cm, true}} {
+		opts := CacheOptions(tc.name)
+		by, ok := opts.ByObject[configMapKey(opts)]
+		if ok != tc.want {
+			t.Fatalf("ConfigMaps restricted = %v, want %v", ok, tc.want)
+		}
+		if !ok {
+			continue
+		}
+		if len(by.Namespaces) != 1 || by.Namespaces[cm.Namespace].FieldSelector.String() != "metadata.name="+cm.Name {
+			t.Errorf("ConfigMaps cached: %+v; want only %s", by.Namespaces, cm)
+		}
+	}
+}
+
+// configMapKey is the ConfigMap key of opts.ByObject, or nil.
+func configMapKey(opts cache.Options) client.Object {
+	for o := range opts.ByObject {
+		if _, ok := o.(*corev1.ConfigMap); ok {
+			return o
+		}
+	}
+	return nil
 }
 
 func TestTrimSecretKeepsWhatTranslateReads(t *testing.T) {

@@ -77,6 +77,9 @@ type Reconciler struct {
 	// PublishAdoptedStatus writes the status of adopted Ingresses too.
 	PublishAdoptedStatus bool
 
+	// nginxConfig gives adopted Ingresses ingress-nginx's global defaults.
+	nginxConfig *nginxConfig
+
 	metrics *controllerMetrics
 	// memory holds what the reconciler remembers of each Ingress between
 	// syncs; a deleted Ingress leaves nothing in it.
@@ -103,6 +106,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	opts := r.Options
 	opts.ControllerName = r.ControllerName
+	if opts.adopts() && r.nginxConfig != nil {
+		var err error
+		if opts.Nginx, err = r.nginxConfig.current(ctx, r.Client); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
 	res := TranslateWith(ing, cachedObjects{ctx: ctx, reader: r.Client}, opts)
 	if !res.Managed {
 		r.memory.forget(req.NamespacedName)
@@ -380,13 +389,19 @@ type ControllerOptions struct {
 	// too; by default ingress-nginx keeps publishing it during a parallel
 	// run.
 	PublishAdoptedStatus bool
+	// NginxConfigMap names ingress-nginx's ConfigMap, whose global
+	// defaults (timeouts, ssl-redirect, hsts, …) adopted Ingresses get;
+	// the controller watches it and follows its changes. Empty, or while
+	// it does not exist: ingress-nginx's documented defaults. The cache
+	// must then come from CacheOptions with the same name.
+	NginxConfigMap types.NamespacedName
 	// Workers is the number of Ingresses reconciled in parallel (default 4).
 	Workers int
 }
 
 // SetupWithManager registers the controller: it watches Ingresses, the
-// Routes they own, IngressClasses, and the Services and TLS or Opaque
-// Secrets they refer to.
+// Routes they own, IngressClasses, the Services and TLS or Opaque Secrets
+// they refer to, and ingress-nginx's ConfigMap when it adopts Ingresses.
 func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts ControllerOptions) (*Reconciler, error) {
 	if opts.ControllerName == "" {
 		opts.ControllerName = DefaultControllerName
@@ -413,7 +428,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts ControllerOpti
 	}
 	r := &Reconciler{Client: mgr.GetClient(), Events: mgr.GetEventRecorder("ingress-to-route"),
 		ControllerName: opts.ControllerName, Options: opts.Adopt, PublishAdoptedStatus: opts.PublishAdoptedStatus, metrics: &controllerMetrics{writes: writes, statusWrites: statusWrites},
-		memory: memory{size: remembered}}
+		memory: memory{size: remembered}, nginxConfig: &nginxConfig{name: opts.NginxConfigMap}}
 	if err := indexFields(ctx, mgr); err != nil {
 		return nil, err
 	}
@@ -429,7 +444,14 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts ControllerOpti
 		s, ok := o.(*corev1.Secret)
 		return ok && (s.Type == corev1.SecretTypeTLS || s.Type == corev1.SecretTypeOpaque)
 	})
-	err := ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr)
+	if cm := opts.NginxConfigMap; cm.Name != "" && opts.Adopt.adopts() {
+		// its global defaults change every adopted Ingress's Routes
+		b = b.Watches(&corev1.ConfigMap{}, allIngresses, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+			return o.GetNamespace() == cm.Namespace && o.GetName() == cm.Name
+		})))
+	}
+	err := b.
 		Named("ingress-to-route").
 		For(&networkingv1.Ingress{}).
 		Owns(&routecore.Route{}).

@@ -24,9 +24,10 @@ var controllerNames = []string{ingressController, certificatesController}
 
 // controllerOptions select and configure the controllers.
 type controllerOptions struct {
-	controllers  []string
-	ingress      ingress.ControllerOptions
-	certificates routecerts.Options
+	controllers    []string
+	nginxConfigMap string
+	ingress        ingress.ControllerOptions
+	certificates   routecerts.Options
 }
 
 // addControllerFlags adds the controllers' flags; withRouterAccount adds
@@ -41,6 +42,9 @@ func addControllerFlags(f *pflag.FlagSet, o *controllerOptions, withRouterAccoun
 			"their nginx.ingress.kubernetes.io/* annotations are converted (repeatable; e.g. --adopt-class nginx)")
 	f.BoolVar(&o.ingress.PublishAdoptedStatus, "publish-adopted-status", false,
 		"write status.loadBalancer of adopted Ingresses too (leave it off while ingress-nginx still serves the class: it publishes its own address until DNS moves)")
+	f.StringVar(&o.nginxConfigMap, "ingress-nginx-configmap", "",
+		"NAMESPACE/NAME of ingress-nginx's ConfigMap: adopted Ingresses get its global defaults (timeouts, ssl-redirect, hsts, …), followed as it changes; "+
+			"the controller needs get, list and watch on that ConfigMap. Unset, or while it does not exist: ingress-nginx's documented defaults")
 	f.IntVar(&o.ingress.Workers, "workers", 4, "Ingresses, and Routes asking for certificates, reconciled in parallel")
 	if withRouterAccount {
 		f.StringVar(&o.certificates.RouterServiceAccount, "router-service-account", webhook.DefaultRouterServiceAccount,
@@ -49,8 +53,18 @@ func addControllerFlags(f *pflag.FlagSet, o *controllerOptions, withRouterAccoun
 }
 
 // enabled returns which controllers --controllers selects, or an error
-// naming an unknown controller.
+// naming an unknown controller or a malformed option.
 func (o *controllerOptions) enabled() (map[string]bool, error) {
+	if o.nginxConfigMap != "" {
+		name, err := ingress.ParseConfigMapName("--ingress-nginx-configmap", o.nginxConfigMap)
+		if err != nil {
+			return nil, err
+		}
+		if len(o.ingress.Adopt.AdoptClasses) == 0 {
+			return nil, fmt.Errorf("--ingress-nginx-configmap needs --adopt-class: its defaults apply to adopted Ingresses only")
+		}
+		o.ingress.NginxConfigMap = name
+	}
 	on := map[string]bool{}
 	for _, c := range o.controllers {
 		name, off := strings.CutPrefix(c, "-")
@@ -92,7 +106,10 @@ RefusedIngressNginxAnnotations Warning event. Canary Ingresses (canary: "true" w
 canary-weight) become weighted alternate backends of their primary Ingress's Routes.
 Ingresses without a class are converted too when an adopted class is the default
 IngressClass. Adopted Ingresses' status is left to ingress-nginx unless
---publish-adopted-status is given.
+--publish-adopted-status is given. ingress-nginx's global defaults (proxy-read-timeout,
+ssl-redirect, hsts, …) come from its ConfigMap when --ingress-nginx-configmap names it
+(the controller watches it, logs each key not kept exactly, and converts every adopted
+Ingress again when it changes); otherwise ingress-nginx's documented defaults apply.
 
 route-certificates gives edge and reencrypt Routes that name a cert-manager issuer
 (cert-manager.io/issuer or cert-manager.io/cluster-issuer, see docs/certificates.md) a

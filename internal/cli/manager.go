@@ -178,7 +178,7 @@ func (o *managerOptions) start(ctx context.Context, cfg *rest.Config, wh *webhoo
 		LeaderElectionReleaseOnCancel: true,
 	}
 	if enabled[ingressController] {
-		opts.Cache = ingress.CacheOptions()
+		opts.Cache = ingress.CacheOptions(ctl.ingress.NginxConfigMap)
 	}
 	var renew manager.RunnableFunc
 	if wh != nil {

@@ -119,13 +119,12 @@ func (o *translateOptions) run(ctx context.Context, stdin io.Reader, stdout, std
 	if len(o.adoptClasses) > 0 && o.from == "" {
 		return fmt.Errorf("--adopt-class needs --from %s: adopted Ingresses are converted from ingress-nginx", fromIngressNginx)
 	}
-	cmNamespace, cmName, ok := strings.Cut(o.nginxConfigMap, "/")
-	if !ok || cmNamespace == "" || cmName == "" {
-		return fmt.Errorf("--ingress-nginx-configmap %q: give NAMESPACE/NAME, e.g. ingress-nginx/ingress-nginx-controller", o.nginxConfigMap)
+	configMap, err := ingress.ParseConfigMapName("--ingress-nginx-configmap", o.nginxConfigMap)
+	if err != nil {
+		return err
 	}
-	in := translateInputs{objs: ingress.NewObjectSet(), configMap: types.NamespacedName{Namespace: cmNamespace, Name: cmName}}
+	in := translateInputs{objs: ingress.NewObjectSet(), configMap: configMap}
 	failed := 0
-	var err error
 	switch {
 	case o.fromCluster && len(o.in.files) > 0:
 		return fmt.Errorf("use either -f or --from-cluster, not both")

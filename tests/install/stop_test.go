@@ -12,6 +12,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/routeshift/routeshift/tests/framework"
@@ -140,21 +141,27 @@ func stopPod(p *framework.Process, spec corev1.PodSpec) error {
 }
 
 // TestChartAdoptClasses: manager.adoptClasses gives the manager one
-// --adopt-class per class and manager.publishAdoptedStatus
-// --publish-adopted-status; by default neither is given (nothing is
-// adopted), and the schema takes only a list of names.
+// --adopt-class per class, manager.publishAdoptedStatus
+// --publish-adopted-status, and manager.ingressNginxConfigMap
+// --ingress-nginx-configmap with a Role reading that ConfigMap only; by
+// default none is given (nothing is adopted), and the schema takes only a
+// list of names and NAMESPACE/NAME.
 func TestChartAdoptClasses(t *testing.T) {
 	for _, c := range []struct {
-		name    string
-		values  map[string]any
-		want    []string
-		wantErr string
+		name     string
+		values   map[string]any
+		want     []string
+		wantRole string // namespace/resource name the Role grants
+		wantErr  string
 	}{
 		{name: "default", values: map[string]any{}},
 		{name: "two classes and status", values: map[string]any{"adoptClasses": []any{"nginx", "nginx-internal"}, "publishAdoptedStatus": true},
 			want: []string{"--adopt-class=nginx", "--adopt-class=nginx-internal", "--publish-adopted-status"}},
+		{name: "ingress-nginx's ConfigMap", values: map[string]any{"adoptClasses": []any{"nginx"}, "ingressNginxConfigMap": "ingress-nginx/ingress-nginx-controller"},
+			want: []string{"--adopt-class=nginx", "--ingress-nginx-configmap=ingress-nginx/ingress-nginx-controller"}, wantRole: "ingress-nginx/ingress-nginx-controller"},
 		{name: "a string is refused", values: map[string]any{"adoptClasses": "nginx"}, wantErr: "adoptClasses"},
 		{name: "an empty name is refused", values: map[string]any{"adoptClasses": []any{""}}, wantErr: "adoptClasses"},
+		{name: "a ConfigMap without namespace is refused", values: map[string]any{"ingressNginxConfigMap": "ingress-nginx-controller"}, wantErr: "ingressNginxConfigMap"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			objs, err := renderChart(chartDir(), "routeshift", "routeshift", map[string]any{"manager": c.values})
@@ -169,12 +176,31 @@ func TestChartAdoptClasses(t *testing.T) {
 			}
 			var got []string
 			for _, a := range managerDeployment(t, objs).Spec.Template.Spec.Containers[0].Args {
-				if strings.HasPrefix(a, "--adopt-class") || strings.HasPrefix(a, "--publish-adopted-status") {
+				if strings.HasPrefix(a, "--adopt-class") || strings.HasPrefix(a, "--publish-adopted-status") || strings.HasPrefix(a, "--ingress-nginx-configmap") {
 					got = append(got, a)
 				}
 			}
 			if !slices.Equal(got, c.want) {
 				t.Errorf("adoption flags %q, want %q", got, c.want)
+			}
+			var grants []string
+			for _, o := range objs {
+				if o.GetKind() != "Role" || !strings.HasSuffix(o.GetName(), ":ingress-nginx-configmap") {
+					continue
+				}
+				role := &rbacv1.Role{}
+				mustConvert(t, o, role)
+				for _, r := range role.Rules {
+					if !slices.Equal(r.Resources, []string{"configmaps"}) || !slices.Equal(r.Verbs, []string{"get", "list", "watch"}) {
+						t.Errorf("role %s grants %v on %v; want get, list and watch on configmaps", role.Name, r.Verbs, r.Resources)
+					}
+					for _, n := range r.ResourceNames {
+						grants = append(grants, role.Namespace+"/"+n)
+					}
+				}
+			}
+			if want := []string{c.wantRole}; c.wantRole == "" && len(grants) > 0 || c.wantRole != "" && !slices.Equal(grants, want) {
+				t.Errorf("ConfigMaps granted %q, want %q", grants, c.wantRole)
 			}
 		})
 	}
