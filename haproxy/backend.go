@@ -97,7 +97,7 @@ type backendInput struct {
 	prev []slotGroup
 	// defaultCA is DEFAULT_DESTINATION_CA_PATH when that file exists.
 	defaultCA string
-	// refused is why HAProxy refused the route (Renderer.Refuse), or
+	// refused is why HAProxy refused the route (see refusals), or
 	// empty.
 	refused string
 }

@@ -315,7 +315,7 @@ func TestRenderDefaultDestinationCA(t *testing.T) {
 	if f := out.Files[destCAFile]; string(f.Data) != probe.TLS.DestinationCACertificate || f.Mode != 0o600 {
 		t.Errorf("the router's copy of the CA: mode %v, %d bytes; want the file's content, 0600", f.Mode, len(f.Data))
 	}
-	if r.FilesChanged() {
+	if filesChanged(r) {
 		t.Error("FilesChanged with the CA file as rendered")
 	}
 
@@ -327,7 +327,7 @@ func TestRenderDefaultDestinationCA(t *testing.T) {
 	if err := os.WriteFile(caFile, []byte(bundle), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if !r.FilesChanged() {
+	if !filesChanged(r) {
 		t.Error("FilesChanged false after the CA file changed")
 	}
 	snap.Version++
@@ -340,7 +340,7 @@ func TestRenderDefaultDestinationCA(t *testing.T) {
 	if err := os.WriteFile(caFile, []byte("-----BEGIN CERT"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r.FilesChanged() {
+	if filesChanged(r) {
 		t.Error("FilesChanged true for a CA file without a certificate")
 	}
 	snap.Version++
@@ -372,7 +372,10 @@ func TestRenderBrokenDestinationCA(t *testing.T) {
 	}
 	r := newTestRenderer(t, func(c *dataplane.Config) { c.DefaultDestinationCAPath = caFile })
 	rt := served("ns", "r", "re.example.com", reencrypt, withBackends(svcWeight("ns", "web", 100)))
-	_, err := r.Render(snapshotOf([]*router.Route{rt}, eps("ns", "web", "10.0.0.1")))
+	in, err := renderInputs(r)
+	if err == nil {
+		_, err = r.Render(snapshotOf([]*router.Route{rt}, eps("ns", "web", "10.0.0.1")), in)
+	}
 	if err == nil || !strings.Contains(err.Error(), "DEFAULT_DESTINATION_CA_PATH "+caFile+": no PEM certificate in it") {
 		t.Errorf("error %v, want one naming DEFAULT_DESTINATION_CA_PATH", err)
 	}

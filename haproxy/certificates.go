@@ -62,8 +62,8 @@ type defaultCertificate struct {
 	// pem is the content of certs/default.pem (DEFAULT_CERTIFICATE or a
 	// generated certificate); nil when dir or an outside path is used.
 	pem []byte
-	// dir is DEFAULT_CERTIFICATE_DIR, read again at every render so that
-	// a renewed certificate is picked up.
+	// dir is DEFAULT_CERTIFICATE_DIR, which the FileLoader reads again
+	// for every render so that a renewed certificate is picked up.
 	dir string
 }
 
@@ -85,7 +85,7 @@ func newDefaultCertificate(cfg dataplane.Config) (*defaultCertificate, error) {
 		d.path = cfg.DefaultCertificatePath
 	case cfg.DefaultCertificateDir != "":
 		d.dir = cfg.DefaultCertificateDir
-		if _, err := d.content(); err != nil {
+		if _, err := readDefaultCertificateDir(d.dir); err != nil {
 			return nil, err
 		}
 	default:
@@ -99,24 +99,35 @@ func newDefaultCertificate(cfg dataplane.Config) (*defaultCertificate, error) {
 }
 
 // content is what certs/default.pem holds, nil when the default
-// certificate is a file outside the working directory.
-func (d *defaultCertificate) content() ([]byte, error) {
+// certificate is a file outside the working directory; in holds
+// DEFAULT_CERTIFICATE_DIR's.
+func (d *defaultCertificate) content(in FileContents) ([]byte, error) {
 	if d.dir == "" {
 		return d.pem, nil
 	}
-	crt, err := os.ReadFile(filepath.Join(d.dir, "tls.crt"))
+	if in.DefaultCertificate == nil {
+		return nil, fmt.Errorf("DEFAULT_CERTIFICATE_DIR %s: not read (no FileLoader ran)", d.dir)
+	}
+	return in.DefaultCertificate, nil
+}
+
+// readDefaultCertificateDir reads the certificate and key of
+// DEFAULT_CERTIFICATE_DIR dir: tls.crt, plus tls.key when tls.crt holds no
+// key.
+func readDefaultCertificateDir(dir string) ([]byte, error) {
+	crt, err := os.ReadFile(filepath.Join(dir, "tls.crt"))
 	if err != nil {
 		return nil, fmt.Errorf("DEFAULT_CERTIFICATE_DIR: %w", err)
 	}
 	key := crt
 	if len(pemBlocks(string(crt), privateKeyBlocks...)) == 0 {
-		if key, err = os.ReadFile(filepath.Join(d.dir, "tls.key")); err != nil {
+		if key, err = os.ReadFile(filepath.Join(dir, "tls.key")); err != nil {
 			return nil, fmt.Errorf("DEFAULT_CERTIFICATE_DIR: tls.crt holds no key: %w", err)
 		}
 	}
 	out := certificateFile(string(key), string(crt), "")
 	if out == nil {
-		return nil, fmt.Errorf("DEFAULT_CERTIFICATE_DIR %s: needs a PEM certificate in tls.crt and its key in tls.crt or tls.key", d.dir)
+		return nil, fmt.Errorf("DEFAULT_CERTIFICATE_DIR %s: needs a PEM certificate in tls.crt and its key in tls.crt or tls.key", dir)
 	}
 	return out, nil
 }

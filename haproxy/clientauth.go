@@ -1,57 +1,26 @@
 package haproxy
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 
+	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 )
 
 // Client-certificate authentication (ROUTER_MUTUAL_TLS_AUTH) on the
 // terminating frontends: the router keeps copies of the client CA bundle
 // and of the CRLs (ROUTER_MUTUAL_TLS_AUTH_CRL's and those fetched from the
-// bundle's distribution points) in its working directory, and HAProxy
-// loads them from there; a change of either changes the copy, which
-// HAProxy reloads.
+// bundle's distribution points; the FileLoader reads and fetches them) in
+// its working directory, and HAProxy loads them from there; a change of
+// either changes the copy, which HAProxy reloads.
 
 // clientAuthOn reports whether clients are asked for certificates.
-func (r *Renderer) clientAuthOn() bool {
-	return r.cfg.MutualTLSAuth == "optional" || r.cfg.MutualTLSAuth == "required"
-}
+func (r *Renderer) clientAuthOn() bool { return clientAuthOn(r.cfg) }
 
-// clientAuthFiles are the contents of the router's copies of the client CA
-// bundle and of the CRLs (nil when there are none). The bundle is read
-// again at every call and handed to the CRL fetcher; a bundle or CRL file
-// that cannot be read keeps what was loaded, and is an error the first
-// time.
-func (r *Renderer) clientAuthFiles() (ca, crls []byte, err error) {
-	if !r.clientAuthOn() {
-		return nil, nil, nil
-	}
-	ca, _, err = readPEMFile("ROUTER_MUTUAL_TLS_AUTH_CA", r.cfg.MutualTLSAuthCA, pemCertificate, r.files[clientCAFile].Data)
-	if err != nil {
-		return nil, nil, err
-	}
-	r.crls.want(ca)
-	if p := r.cfg.MutualTLSAuthCRL; p != "" {
-		if crls, _, err = readPEMFile("ROUTER_MUTUAL_TLS_AUTH_CRL", p, pemCRL, r.lastCRLFile); err != nil {
-			return nil, nil, err
-		}
-		r.lastCRLFile = crls
-	}
-	crls = append(bytes.Clone(crls), r.crls.current()...)
-	if len(crls) == 0 {
-		crls = nil
-	}
-	return ca, crls, nil
-}
-
-// clientAuthChanged reports whether the client CA bundle or the CRLs
-// differ from what the last Render used.
-func (r *Renderer) clientAuthChanged() bool {
-	ca, crls, err := r.clientAuthFiles()
-	return err == nil && (!bytes.Equal(ca, r.files[clientCAFile].Data) || !bytes.Equal(crls, r.files[clientCRLFile].Data))
+// clientAuthOn reports whether cfg asks clients for certificates.
+func clientAuthOn(cfg dataplane.Config) bool {
+	return cfg.MutualTLSAuth == "optional" || cfg.MutualTLSAuth == "required"
 }
 
 // setClientAuthFiles puts the copies into next (or takes them out).

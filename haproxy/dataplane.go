@@ -19,8 +19,8 @@ import (
 
 // DataPlane serves a router's snapshots with HAProxy: it renders each
 // snapshot and hands the output to the HAProxy process (runtime.Process).
-// It is the router's Consumer. Routes HAProxy refuses are found (see
-// isolator) and served closed, and every route it cannot serve is reported
+// It is the router's Consumer. Routes HAProxy refuses are found and served
+// closed (see refusals), and every route it cannot serve is reported
 // to the router (Feedback), so that no route keeps the others from
 // loading. When applying a snapshot fails, the latest
 // one is applied again after the process's back-off; files the
@@ -30,14 +30,18 @@ type DataPlane struct {
 	cfg      dataplane.Config
 	renderer *Renderer
 	process  *runtime.Process
+	// files reads the files the configuration copies; rendered is what
+	// the last successful render used (nil before one).
+	files    *FileLoader
+	rendered *FileContents
 	// filePoll is how often the files beyond the snapshots are checked.
 	filePoll time.Duration
 	// ticks, when set, replaces the RELOAD_INTERVAL ticker (tests).
 	ticks <-chan time.Time
 	// last is the latest snapshot, applied again after a failure.
 	last *router.Snapshot
-	// isolator finds the routes HAProxy refuses.
-	isolator *isolator
+	// refused are the routes HAProxy refuses, and finds them.
+	refused *refusals
 	// fb hears of the routes the data plane cannot serve.
 	fb router.Feedback
 	// notes are what NewDataPlane adjusted, logged when Serve starts.
@@ -92,8 +96,11 @@ func NewDataPlane(cfg dataplane.Config, opts DataPlaneOptions) (*DataPlane, erro
 	if haproxy == "" {
 		haproxy = "haproxy"
 	}
-	return &DataPlane{cfg: renderer.cfg, renderer: renderer, process: process, filePoll: 10 * time.Second, notes: notes,
-		isolator: newIsolator(renderer.cfg, haproxy, renderer.defaultCert.pem, renderer.refusalOf)}, nil
+	files := NewFileLoader(renderer.cfg)
+	iso := newIsolator(renderer.cfg, haproxy, renderer.defaultCert.pem)
+	iso.files = files
+	return &DataPlane{cfg: renderer.cfg, renderer: renderer, process: process, filePoll: 10 * time.Second, notes: notes, files: files,
+		refused: newRefusals(iso, renderer.cfg.WorkingDir)}, nil
 }
 
 // Ready reports whether HAProxy serves a complete configuration.
@@ -121,9 +128,9 @@ func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription, fb rout
 	defer d.process.Stop(ctx)
 	l := d.newLoop(ctx)
 	defer l.stop()
-	if d.renderer.clientAuthOn() {
-		d.renderer.crls.log = l.log
-		go d.renderer.crls.run(ctx)
+	if clientAuthOn(d.cfg) {
+		d.files.crls.log = l.log
+		go d.files.crls.run(ctx)
 	}
 	snapshots := forward(ctx, sub)
 	for {
@@ -147,7 +154,7 @@ func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription, fb rout
 				l.serveOrRetry(*d.last, "applying the configuration again")
 			}
 		case <-l.files:
-			if d.last != nil && d.renderer.FilesChanged() {
+			if d.last != nil && d.rendered != nil && d.files.Changed(*d.rendered) {
 				l.log.Info("the default certificate or destination CA changed: loading it")
 				l.serveOrRetry(*d.last, "applying the configuration")
 			}
@@ -180,7 +187,7 @@ func (d *DataPlane) newLoop(ctx context.Context) *loop {
 		tick := time.NewTicker(tickPeriod(d.cfg.ReloadInterval))
 		l.ticks, l.stops = tick.C, append(l.stops, tick.Stop)
 	}
-	if d.renderer.WatchesFiles() {
+	if d.files.Watches() {
 		t := time.NewTicker(d.filePoll)
 		l.files, l.stops = t.C, append(l.stops, t.Stop)
 	}
@@ -238,21 +245,14 @@ func (l *loop) isolate(err error) bool {
 	if !errors.As(err, &refused) {
 		return false
 	}
-	found, ferr := l.d.blame(refused)
+	found, ferr := l.d.refused.blame(refused, l.d.renderer.Fresh(), l.d.renderer.named, l.d.last.Services)
 	if ferr != nil {
 		l.log.Error(ferr, "finding the routes HAProxy refuses")
 	}
-	if len(found) == 0 {
+	if found == 0 {
 		return false
 	}
-	for _, rf := range found {
-		if _, stub := l.d.renderer.refusalOf(rf.route); stub {
-			l.d.renderer.Omit(rf.route, rf.message)
-		} else {
-			l.d.renderer.Refuse(rf.route, rf.message)
-		}
-	}
-	l.log.Info("HAProxy refuses the configuration of routes it has not loaded yet; loading the others without them", "routes", len(found))
+	l.log.Info("HAProxy refuses the configuration of routes it has not loaded yet; loading the others without them", "routes", found)
 	l.serveOrRetry(*l.d.last, "applying the configuration without the routes HAProxy refuses")
 	return true
 }
@@ -266,7 +266,7 @@ func (l *loop) refuseCertificate(refused *runtime.CertificateRefusedError) bool 
 	if rt == nil {
 		return false
 	}
-	l.d.renderer.Refuse(rt, refusalMessage([]string{refused.Message}, l.d.cfg.WorkingDir))
+	l.d.refused.certificate(rt, refused.Message)
 	l.log.Info("HAProxy refuses a route's new certificate; serving the others without the route", "route", rt.Key())
 	l.serveOrRetry(*l.d.last, "applying the configuration without the route whose certificate HAProxy refuses")
 	return true
@@ -314,12 +314,19 @@ func forward(ctx context.Context, sub *router.Subscription) <-chan router.Snapsh
 // are many: those it refuses are rendered closed.
 func (d *DataPlane) serveSnapshot(ctx context.Context, snap router.Snapshot) error {
 	d.last = &snap
-	d.probe(ctx, snap)
-	out, err := d.renderer.Render(snap)
+	d.refused.forget(snap)
+	files, err := d.files.Load()
 	if err != nil {
 		d.process.RenderFailed()
 		return fmt.Errorf("rendering (the running configuration keeps serving): %w", err)
 	}
+	d.probe(ctx, snap)
+	out, err := d.renderer.Render(snap, Inputs{Files: files, refused: d.refused})
+	if err != nil {
+		d.process.RenderFailed()
+		return fmt.Errorf("rendering (the running configuration keeps serving): %w", err)
+	}
+	d.rendered = &files
 	d.report(ctx)
 	err = d.process.Apply(ctx, out, snap.Synced)
 	d.noteLoaded()
@@ -327,8 +334,8 @@ func (d *DataPlane) serveSnapshot(ctx context.Context, snap router.Snapshot) err
 }
 
 // probe checks the routes of snap the renderer has not rendered yet with
-// HAProxy, on their own, and has the renderer refuse those HAProxy
-// refuses. The first configuration is checked whole instead.
+// HAProxy, on their own, and refuses those HAProxy refuses. The first
+// configuration is checked whole instead.
 func (d *DataPlane) probe(ctx context.Context, snap router.Snapshot) {
 	if !d.renderer.rendered {
 		return
@@ -338,37 +345,9 @@ func (d *DataPlane) probe(ctx context.Context, snap router.Snapshot) {
 	if len(suspects) == 0 || len(suspects) > maxProbed {
 		return
 	}
-	found, err := d.isolator.find(suspects, snap.Services)
-	if err != nil {
+	if err := d.refused.checkChanged(suspects, snap.Services); err != nil {
 		logf.FromContext(ctx).WithName("haproxy").Error(err, "checking changed routes with HAProxy; the whole configuration is checked instead")
 	}
-	for _, rf := range found {
-		d.renderer.Refuse(rf.route, rf.message)
-	}
-}
-
-// blame returns the routes to refuse for a configuration HAProxy refused:
-// among the routes rendered since HAProxy last loaded a configuration (and
-// still in it), those its words name, else those it refuses on their own
-// (probes).
-func (d *DataPlane) blame(refused *runtime.RefusedError) ([]refusal, error) {
-	var fresh []*router.Route
-	for _, rt := range d.renderer.Fresh() {
-		if rf, ok := d.renderer.refusalOf(rt); !ok || !rf.omit {
-			fresh = append(fresh, rt)
-		}
-	}
-	named := d.renderer.named(refused.Alerts())
-	var found []refusal
-	for _, rt := range fresh {
-		if lines, ok := named[rt.Key()]; ok {
-			found = append(found, refusal{route: rt, message: refusalMessage(lines, d.cfg.WorkingDir)})
-		}
-	}
-	if len(found) > 0 || len(fresh) == 0 {
-		return found, nil
-	}
-	return d.isolator.find(fresh, d.last.Services)
 }
 
 // report tells the router about the routes rendered unservable.

@@ -38,7 +38,7 @@ func BenchmarkWriteOneRouteChange(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	out, err := renderer.Render(s.Build(true))
+	out, err := renderer.Render(s.Build(true), Inputs{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func BenchmarkWriteOneRouteChange(b *testing.B) {
 	changes := &routertest.RouteChanges{Route: c.Routes[n/2]}
 	for b.Loop() {
 		s.SetRoute(changes.Next())
-		out, err := renderer.Render(s.Build(true))
+		out, err := renderer.Render(s.Build(true), Inputs{})
 		if err != nil {
 			b.Fatal(err)
 		}

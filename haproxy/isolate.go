@@ -23,15 +23,12 @@ import (
 // routes. When HAProxy refuses a probe, the routes its words name (by a
 // file, a line of a backend file or a backend name) are refused; the
 // others are halved until each refused route is found alone. A route
-// HAProxy refuses is then rendered closed (Renderer.Refuse) and reported
-// not servable.
+// HAProxy refuses is then refused (see refusals): rendered closed and
+// reported not servable.
 
 // probeDir is the isolator's scratch working directory, inside the
 // router's.
 const probeDir = "probe"
-
-// maxMessage bounds the message a refused route reports.
-const maxMessage = 1024
 
 // isolator finds the routes HAProxy refuses among a set of routes.
 type isolator struct {
@@ -41,48 +38,56 @@ type isolator struct {
 	// probe's files could not be written.
 	renderer *Renderer
 	version  uint64
-	// refusalOf says how the configuration renders a route HAProxy
-	// refused: probes render it the same way.
-	refusalOf func(*router.Route) (refusal, bool)
+	// files are the configuration's files, whose contents probes use as
+	// last read (nil: none).
+	files *FileLoader
 	// probes counts the probes run.
 	probes int
 }
 
 // newIsolator returns an isolator that probes with the settings of cfg in
 // cfg.WorkingDir/probe, and the default certificate defaultPEM (when the
-// configuration holds one). refusalOf is the configuration's renderer's:
-// routes it refuses are probed as it renders them.
-func newIsolator(cfg dataplane.Config, haproxy string, defaultPEM []byte, refusalOf func(*router.Route) (refusal, bool)) *isolator {
+// configuration holds one).
+func newIsolator(cfg dataplane.Config, haproxy string, defaultPEM []byte) *isolator {
 	cfg.WorkingDir = filepath.Join(cfg.WorkingDir, probeDir)
 	if defaultPEM != nil && cfg.DefaultCertificateDir == "" && cfg.DefaultCertificatePath == "" {
 		cfg.DefaultCertificate = string(defaultPEM)
 	}
-	return &isolator{haproxy: haproxy, cfg: cfg, refusalOf: refusalOf}
+	return &isolator{haproxy: haproxy, cfg: cfg}
+}
+
+// probeSet is a set of routes to probe, rendered as the configuration
+// renders them: the routes known refused closed.
+type probeSet struct {
+	services router.PMap[*router.ServiceEndpoints]
+	known    *refusals
 }
 
 // find returns the routes among suspects that HAProxy refuses, each with
-// HAProxy's words about it; none when it accepts them all. The error says
-// why it could not tell (a probe could not run, HAProxy refuses the global
-// configuration alone, or only routes together); routes found before it
-// are returned with it.
-func (iso *isolator) find(suspects []*router.Route, services router.PMap[*router.ServiceEndpoints]) ([]refusal, error) {
-	refused, err := iso.probe(suspects, services)
+// HAProxy's words about it; none when it accepts them all. Routes known
+// refuses are probed closed, as the configuration renders them. The error
+// says why it could not tell (a probe could not run, HAProxy refuses the
+// global configuration alone, or only routes together); routes found
+// before it are returned with it.
+func (iso *isolator) find(suspects []*router.Route, services router.PMap[*router.ServiceEndpoints], known *refusals) ([]refusal, error) {
+	ps := probeSet{services: services, known: known}
+	refused, err := iso.probe(suspects, ps)
 	if err != nil || refused == nil {
 		return nil, err
 	}
-	base, err := iso.probe(nil, services)
+	base, err := iso.probe(nil, ps)
 	switch {
 	case err != nil:
 		return nil, err
 	case base != nil:
 		return nil, fmt.Errorf("HAProxy refuses the configuration without any route: %s", strings.Join(base.Alerts(), "; "))
 	}
-	return iso.narrow(suspects, refused, services)
+	return iso.narrow(suspects, refused, ps)
 }
 
 // narrow finds the routes HAProxy refuses in set, whose probe it refused
 // with refused.
-func (iso *isolator) narrow(set []*router.Route, refused *runtime.RefusedError, services router.PMap[*router.ServiceEndpoints]) ([]refusal, error) {
+func (iso *isolator) narrow(set []*router.Route, refused *runtime.RefusedError, ps probeSet) ([]refusal, error) {
 	alerts := refused.Alerts()
 	if len(set) == 1 {
 		return []refusal{{route: set[0], message: refusalMessage(alerts, iso.cfg.WorkingDir)}}, nil
@@ -98,12 +103,12 @@ func (iso *isolator) narrow(set []*router.Route, refused *runtime.RefusedError, 
 		}
 	}
 	if len(out) > 0 {
-		more, err := iso.findIn(rest, services)
+		more, err := iso.findIn(rest, ps)
 		return append(out, more...), err
 	}
 	half := len(set) / 2
 	for _, part := range [][]*router.Route{set[:half], set[half:]} {
-		more, err := iso.findIn(part, services)
+		more, err := iso.findIn(part, ps)
 		if out = append(out, more...); err != nil {
 			return out, err
 		}
@@ -115,21 +120,21 @@ func (iso *isolator) narrow(set []*router.Route, refused *runtime.RefusedError, 
 }
 
 // findIn returns the routes HAProxy refuses in set, probing it first.
-func (iso *isolator) findIn(set []*router.Route, services router.PMap[*router.ServiceEndpoints]) ([]refusal, error) {
+func (iso *isolator) findIn(set []*router.Route, ps probeSet) ([]refusal, error) {
 	if len(set) == 0 {
 		return nil, nil
 	}
-	refused, err := iso.probe(set, services)
+	refused, err := iso.probe(set, ps)
 	if err != nil || refused == nil {
 		return nil, err
 	}
-	return iso.narrow(set, refused, services)
+	return iso.narrow(set, refused, ps)
 }
 
 // probe renders routes alone into the scratch directory and runs haproxy
 // -c on them: it returns HAProxy's refusal, nil when HAProxy accepts them,
 // or the error that kept the probe from running.
-func (iso *isolator) probe(routes []*router.Route, services router.PMap[*router.ServiceEndpoints]) (*runtime.RefusedError, error) {
+func (iso *isolator) probe(routes []*router.Route, ps probeSet) (*runtime.RefusedError, error) {
 	if iso.renderer == nil {
 		if err := os.RemoveAll(iso.cfg.WorkingDir); err != nil {
 			return nil, err
@@ -142,14 +147,20 @@ func (iso *isolator) probe(routes []*router.Route, services router.PMap[*router.
 	}
 	var set router.PMap[*router.Route]
 	edit := set.Edit()
+	closed := newRefusals(nil, "")
 	for _, rt := range routes {
 		edit.Set(rt.Key(), rt)
-		if rf, ok := iso.refusalOf(rt); ok {
-			iso.renderer.setRefusal(rf)
+		if rf, ok := ps.known.of(rt); ok {
+			closed.record(rf)
 		}
 	}
 	iso.version += 2 // never the next version: the renderer compares every route
-	out, err := iso.renderer.Render(router.Snapshot{Routes: edit.Freeze(), Services: services, Version: iso.version, Synced: true})
+	var files FileContents
+	if iso.files != nil {
+		files = iso.files.last
+	}
+	out, err := iso.renderer.Render(router.Snapshot{Routes: edit.Freeze(), Services: ps.services, Version: iso.version, Synced: true},
+		Inputs{Files: files, refused: closed})
 	if err == nil {
 		err = runtime.WriteFiles(iso.cfg.WorkingDir, out)
 	}
@@ -214,29 +225,4 @@ func (r *Renderer) routeAtLine(i, n int) string {
 		}
 	}
 	return ""
-}
-
-// longQuoted is a quoted word of HAProxy's that refusalMessage shortens
-// (a route's path in a regular expression, for example).
-var longQuoted = regexp.MustCompile(`'[^']{81,}'`)
-
-// refusalMessage is a refused route's message: HAProxy's alerts about it,
-// with the working directory left out of paths, long quoted words
-// shortened, and anything but printable text dropped, at most maxMessage
-// bytes.
-func refusalMessage(alerts []string, workingDir string) string {
-	msg := "HAProxy refuses this route's configuration: " + strings.ReplaceAll(strings.Join(alerts, "; "), workingDir+"/", "")
-	msg = longQuoted.ReplaceAllStringFunc(msg, func(q string) string {
-		return strings.ToValidUTF8(q[:61], "") + fmt.Sprintf("...' (%d bytes)", len(q)-2)
-	})
-	msg = strings.Map(func(c rune) rune {
-		if c < 0x20 || c == 0x7f {
-			return -1
-		}
-		return c
-	}, msg)
-	if len(msg) > maxMessage {
-		msg = strings.ToValidUTF8(msg[:maxMessage-3], "") + "..."
-	}
-	return msg
 }

@@ -65,15 +65,15 @@ func TestIsolatorFinds(t *testing.T) {
 	weak := served("ns", "weak", "weak.example.com", withWeakCertificate(t))
 	long := served("other", "long", "long.example.com", longPathRewrite)
 	all := slices.Concat(routes[:10], []*router.Route{weak}, routes[10:20], []*router.Route{long}, routes[20:])
-	iso := newIsolator(testDataPlane(renderWorkDir(t)), "haproxy", nil, func(*router.Route) (refusal, bool) { return refusal{}, false })
+	iso := newIsolator(testDataPlane(renderWorkDir(t)), "haproxy", nil)
 	services := snapshotOf(nil).Services
 
-	found, err := iso.find(routes, services)
+	found, err := iso.find(routes, services, nil)
 	if err != nil || len(found) != 0 || iso.probes != 1 {
 		t.Fatalf("good routes: found %v, error %v, in %d probes; want none in 1 probe", found, err, iso.probes)
 	}
 	iso.probes = 0
-	found, err = iso.find(all, services)
+	found, err = iso.find(all, services, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

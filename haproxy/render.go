@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -35,11 +34,10 @@ type Renderer struct {
 	// standby are the standby backends (nil without them).
 	standby *standbySet
 
-	// refused are the routes HAProxy refused (Refuse), by key.
-	refused map[string]refusal
-	// redo are keys of routes to render again at the next Render,
-	// although neither they nor their services changed.
-	redo map[string]bool
+	// refusedKeys are the routes the last Render rendered refused
+	// (closed or left out), by key: the next looks at them again, in
+	// case their refusal went.
+	refusedKeys map[string]bool
 	// unservable are the routes rendered unservable since the last call
 	// of Unservable.
 	unservable []Unservable
@@ -47,12 +45,6 @@ type Renderer struct {
 	// call of Loaded: those a configuration HAProxy refuses may be
 	// refused for.
 	fresh map[string]*router.Route
-
-	// crls fetches the CRLs of the client CA bundle's distribution points
-	// (DataPlane runs it); lastCRLFile is ROUTER_MUTUAL_TLS_AUTH_CRL's
-	// content last read.
-	crls        *crlFetcher
-	lastCRLFile []byte
 
 	// State of the last successful Render.
 	rendered  bool
@@ -74,18 +66,11 @@ type routeRender struct {
 	fragment []byte
 	entries  []mapEntry
 	files    map[string]runtime.File
+	// refused is HAProxy's words when the route was rendered refused.
+	refused string
 	// unservable says why nothing of the route is served (for its
 	// status); empty when it is served.
 	unservable string
-}
-
-// refusal is a route HAProxy refused: the value refused and why, in
-// HAProxy's words. omit leaves the route out of the configuration: HAProxy
-// refused even its closed rendering (a TEMPLATE_FILE may print anything).
-type refusal struct {
-	route   *router.Route
-	message string
-	omit    bool
 }
 
 // Unservable is a route the data plane cannot serve and why, for its
@@ -109,8 +94,8 @@ func NewRenderer(cfg dataplane.Config) (*Renderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Renderer{cfg: cfg, backend: newBackendDefaults(cfg), routes: map[string]*routeRender{}, byService: map[string]map[string]bool{}, crls: newCRLFetcher(),
-		files: map[string]runtime.File{}, refused: map[string]refusal{}, redo: map[string]bool{}, fresh: map[string]*router.Route{}}
+	r := &Renderer{cfg: cfg, backend: newBackendDefaults(cfg), routes: map[string]*routeRender{}, byService: map[string]map[string]bool{},
+		files: map[string]runtime.File{}, refusedKeys: map[string]bool{}, fresh: map[string]*router.Route{}}
 	if r.tmpl, err = loadTemplates(cfg.TemplateFile); err != nil {
 		return nil, err
 	}
@@ -148,42 +133,47 @@ func (r *Renderer) tryTemplates() error {
 	return r.tmpl.ExecuteTemplate(&bytes.Buffer{}, backendTemplate, sample)
 }
 
-// Render returns the configuration for snap. It re-renders the routes
-// snap.Changed names and the routes of the services it names, keeping
-// the other routes' output from earlier calls. Everything is re-rendered on
-// the first call and when the default destination CA file appears or goes;
-// a changed CA file changes the router's copy, which HAProxy reloads.
-// When snap does not directly follow the last rendered snapshot
-// (snap.Version is not the last one plus 1, as after a failed Render),
-// every route is looked at and re-rendered if it or its services are not
-// the very values rendered last time. DEFAULT_CERTIFICATE_DIR and
-// DEFAULT_DESTINATION_CA_PATH are read again at every call.
-// Render does not modify snap. On error nothing of snap is kept: the next
-// call starts from the last successful one.
-func (r *Renderer) Render(snap router.Snapshot) (*runtime.Output, error) {
-	caPEM, err := r.destinationCA()
-	if err != nil {
-		return nil, err
-	}
+// Render returns the configuration for snap and in: the files' contents
+// in.Files, and the routes HAProxy refused rendered closed or left out. It
+// reads no file and fetches nothing. It re-renders the routes snap.Changed
+// names, the routes of the services it names and the routes whose refusal
+// came or went, keeping the other routes' output from earlier calls.
+// Everything is re-rendered on the first call and when the default
+// destination CA appears or goes; a changed CA changes the router's copy,
+// which HAProxy reloads. When snap does not directly follow the last
+// rendered snapshot (snap.Version is not the last one plus 1, as after a
+// failed Render), every route is looked at and re-rendered if it or its
+// services are not the very values rendered last time. Render does not
+// modify snap. On error nothing of snap is kept: the next call starts from
+// the last successful one.
+func (r *Renderer) Render(snap router.Snapshot, in Inputs) (*runtime.Output, error) {
+	refused := in.refused
+	caPEM := in.Files.DestinationCA
 	defaultCA := ""
 	if caPEM != nil {
 		defaultCA = r.abs(destCAFile)
 	}
 	force := !r.rendered || defaultCA != r.defaultCA
 	dirty := r.dirtyRoutes(snap, force || snap.Version != r.version+1)
-	updates, removed, err := r.renderRoutes(snap, dirty, defaultCA, force)
+	refused.keys(func(k string) { dirty[k] = true })
+	for k := range r.refusedKeys {
+		dirty[k] = true
+	}
+	updates, removed, omitted, err := r.renderRoutes(snap, dirty, defaultCA, force, refused)
 	if err != nil {
 		return nil, err
 	}
-	clientCA, clientCRLs, err := r.clientAuthFiles()
-	if err != nil {
-		return nil, err
+	clientCA, clientCRLs := in.Files.ClientCA, in.Files.ClientCRLs
+	if r.clientAuthOn() && clientCA == nil {
+		return nil, fmt.Errorf("ROUTER_MUTUAL_TLS_AUTH_CA %s: not read (no FileLoader ran)", r.cfg.MutualTLSAuthCA)
+	} else if !r.clientAuthOn() {
+		clientCA, clientCRLs = nil, nil
 	}
 	var cfgText bytes.Buffer
 	if err := r.tmpl.ExecuteTemplate(&cfgText, configTemplate, r.configData(clientCRLs != nil)); err != nil {
 		return nil, fmt.Errorf("template %q: %w", configTemplate, err)
 	}
-	defaultPEM, err := r.defaultCert.content()
+	defaultPEM, err := r.defaultCert.content(in.Files)
 	if err != nil {
 		return nil, err
 	}
@@ -210,46 +200,19 @@ func (r *Renderer) Render(snap router.Snapshot) (*runtime.Output, error) {
 	if r.standby != nil {
 		next.set(standbyFile, runtime.File{Data: r.standby.text, Mode: 0o644})
 	}
-	reasons, servers, certificates, standby := r.makeCurrent(updates, removed, next)
+	reasons, servers, certificates, standby := r.makeCurrent(updates, removed, omitted, next)
 	r.rendered, r.version, r.defaultCA = true, snap.Version, defaultCA
-	clear(r.redo)
+	for k := range omitted {
+		r.refusedKeys[k] = true
+	}
+	for k := range r.refusedKeys { // few: adopt adds the routes rendered closed
+		if _, left := omitted[k]; !left && (r.routes[k] == nil || r.routes[k].refused == "") {
+			delete(r.refusedKeys, k)
+		}
+	}
 	out := r.output(next, reasons, servers)
 	out.Certificates, out.Standby, out.StandbyBackends = certificates, standby, r.standby.backends()
 	return out, nil
-}
-
-// Refuse makes the renderer render route, the value a snapshot holds, as
-// refused by HAProxy from the next Render on, until the snapshots hold
-// another value for it: a backend without servers that keeps the route's
-// host and paths (HAProxy answers them with 503, or closes passthrough
-// connections), so that no other route serves them, and nothing else of
-// the route (no certificate, CA or allowlist file). message, HAProxy's
-// words, is what Unservable reports.
-func (r *Renderer) Refuse(route *router.Route, message string) {
-	r.setRefusal(refusal{route: route, message: message})
-}
-
-// Omit leaves route, the value a snapshot holds, out of the configuration
-// from the next Render on, until the snapshots hold another value for it:
-// for a route whose closed rendering HAProxy refuses too (a TEMPLATE_FILE
-// may print anything).
-func (r *Renderer) Omit(route *router.Route, message string) {
-	r.setRefusal(refusal{route: route, message: message, omit: true})
-}
-
-// refusalOf is the refusal of route, when the renderer refuses that very
-// value.
-func (r *Renderer) refusalOf(route *router.Route) (refusal, bool) {
-	rf, ok := r.refused[route.Key()]
-	return rf, ok && rf.route == route
-}
-
-func (r *Renderer) setRefusal(rf refusal) {
-	k := rf.route.Key()
-	if r.refused[k] != rf {
-		r.refused[k] = rf
-		r.redo[k] = true
-	}
 }
 
 // Unservable returns the routes rendered unservable since its last call:
@@ -289,82 +252,6 @@ func (r *Renderer) Unrendered(snap router.Snapshot) []*router.Route {
 	return out
 }
 
-// destinationCA is the content of DEFAULT_DESTINATION_CA_PATH, or nil when
-// the file does not exist. A file that exists but cannot be read or holds
-// no certificate (a half-written update) leaves the last content in use;
-// without one, it is an error: reencrypt endpoints are not left
-// unverified because a CA file is broken.
-func (r *Renderer) destinationCA() ([]byte, error) {
-	p := r.cfg.DefaultDestinationCAPath
-	if p == "" {
-		return nil, nil
-	}
-	data, missing, err := readPEMFile("DEFAULT_DESTINATION_CA_PATH", p, pemCertificate, r.files[destCAFile].Data)
-	if missing {
-		return nil, nil
-	}
-	return data, err
-}
-
-// PEM block types the router reads from files, with what they are called.
-var (
-	pemCertificate = pemType{"CERTIFICATE", "certificate"}
-	pemCRL         = pemType{"X509 CRL", "certificate revocation list"}
-)
-
-type pemType struct{ block, name string }
-
-// readPEMFile returns the PEM blocks of type typ in the file at path,
-// concatenated, and whether the file is missing. A file that cannot be
-// read, or holds no such block (a half-written update), yields last when
-// there is one, so that what is loaded stays; else an error naming env.
-func readPEMFile(env, path string, typ pemType, last []byte) (data []byte, missing bool, err error) {
-	b, err := os.ReadFile(path)
-	missing = errors.Is(err, fs.ErrNotExist)
-	var blocks [][]byte
-	if err == nil {
-		if blocks = pemBlocks(string(b), typ.block); len(blocks) == 0 {
-			err = fmt.Errorf("no PEM %s in it", typ.name)
-		}
-	}
-	switch {
-	case err == nil:
-		return slices.Concat(blocks...), false, nil
-	case last != nil:
-		return last, missing, nil
-	}
-	return nil, missing, fmt.Errorf("%s %s: %w", env, path, err)
-}
-
-// WatchesFiles reports whether the configuration depends on files outside
-// the snapshots (DEFAULT_CERTIFICATE_DIR, DEFAULT_DESTINATION_CA_PATH), which
-// FilesChanged checks.
-func (r *Renderer) WatchesFiles() bool {
-	return r.defaultCert.dir != "" || r.cfg.DefaultDestinationCAPath != "" || r.clientAuthOn()
-}
-
-// FilesChanged reports whether the default certificate in
-// DEFAULT_CERTIFICATE_DIR or DEFAULT_DESTINATION_CA_PATH differs from what
-// the last Render used: rendering the same snapshot again picks the change
-// up. An unreadable certificate is no change (Render would fail on it; the
-// served one stays).
-func (r *Renderer) FilesChanged() bool {
-	if !r.rendered {
-		return false
-	}
-	if ca, err := r.destinationCA(); err == nil && !bytes.Equal(ca, r.files[destCAFile].Data) {
-		return true
-	}
-	if r.clientAuthChanged() {
-		return true
-	}
-	if r.defaultCert.dir == "" {
-		return false
-	}
-	pem, err := r.defaultCert.content()
-	return err == nil && !bytes.Equal(pem, r.files[defaultCrtFile].Data)
-}
-
 // fileEdit is the next set of files, built from the current one, with the
 // paths set or deleted on the way and the backend files and keyed files
 // to print again.
@@ -400,9 +287,6 @@ func (r *Renderer) dirtyRoutes(snap router.Snapshot, full bool) map[string]bool 
 	for k := range snap.Changed.Routes {
 		dirty[k] = true
 	}
-	for k := range r.redo {
-		dirty[k] = true
-	}
 	for svc := range snap.Changed.Services {
 		for k := range r.byService[svc] {
 			dirty[k] = true
@@ -412,17 +296,22 @@ func (r *Renderer) dirtyRoutes(snap router.Snapshot, full bool) map[string]bool 
 }
 
 // renderRoutes renders the dirty routes that are served and lists those
-// that are gone. force re-renders routes even when neither they nor their
-// services changed.
-func (r *Renderer) renderRoutes(snap router.Snapshot, dirty map[string]bool, defaultCA string, force bool) (map[string]*routeRender, []string, error) {
+// that are gone, and those of them left out as refused. force re-renders
+// routes even when neither they, their services nor their refusal changed.
+func (r *Renderer) renderRoutes(snap router.Snapshot, dirty map[string]bool, defaultCA string, force bool, refused *refusals) (
+	map[string]*routeRender, []string, map[string]refusal, error) {
 	var todo []backendInput
 	var removed []string
+	omitted := map[string]refusal{}
 	for k := range dirty {
 		rt, ok := snap.Routes.Get(k)
 		prev := r.routes[k]
-		if rf, refused := r.refused[k]; refused && (!ok || rf.route != rt) {
-			delete(r.refused, k) // the route changed: it is tried again
-		} else if refused && rf.omit {
+		var rf refusal
+		if ok {
+			rf, _ = refused.of(rt)
+		}
+		if rf.omit {
+			omitted[k] = rf
 			ok = false
 		}
 		if !ok {
@@ -435,11 +324,9 @@ func (r *Renderer) renderRoutes(snap router.Snapshot, dirty map[string]bool, def
 		for i, b := range rt.Backends {
 			in.services[i], _ = snap.Services.Get(router.Key(b.Service.Namespace, b.Service.Name))
 		}
-		if rf, refused := r.refused[k]; refused {
-			in.refused = rf.message
-		}
+		in.refused = rf.message
 		if prev != nil {
-			if !force && !r.redo[k] && prev.route == rt && slices.Equal(prev.services, in.services) {
+			if !force && prev.route == rt && prev.refused == in.refused && slices.Equal(prev.services, in.services) {
 				continue
 			}
 			in.prev = prev.groups
@@ -458,13 +345,13 @@ func (r *Renderer) renderRoutes(snap router.Snapshot, dirty map[string]bool, def
 	}
 	parallel.Range(len(todo), 256, work)
 	if err := errors.Join(errs...); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	updates := make(map[string]*routeRender, len(out))
 	for i, rr := range out {
 		updates[todo[i].key] = rr
 	}
-	return updates, removed, nil
+	return updates, removed, omitted, nil
 }
 
 // renderRoute builds one route's backend and executes the backend
@@ -484,7 +371,7 @@ func (r *Renderer) renderRoute(in backendInput, buf *bytes.Buffer) (*routeRender
 			certFile += " [alpn h2,http/1.1]"
 		}
 	}
-	rr := &routeRender{route: in.route, services: in.services, backend: b.data, groups: b.groups,
+	rr := &routeRender{route: in.route, services: in.services, backend: b.data, groups: b.groups, refused: in.refused,
 		fragment: bytes.Clone(buf.Bytes()), entries: routeEntries(in.route, certFile, r.forwardedOverride(in.route)), files: b.files}
 	switch {
 	case in.refused != "":
@@ -513,7 +400,8 @@ func (r *Renderer) forwardedOverride(rt *router.Route) string {
 // server updates the runtime API applies instead, the certificate
 // updates (applied through the runtime API, or loaded by the reload) and,
 // with a reload, the new routes standby backends can serve until then.
-func (r *Renderer) makeCurrent(updates map[string]*routeRender, removed []string, next *fileEdit) (
+// omitted are the removed routes left out as refused.
+func (r *Renderer) makeCurrent(updates map[string]*routeRender, removed []string, omitted map[string]refusal, next *fileEdit) (
 	[]runtime.Reason, []runtime.ServerUpdate, []runtime.CertificateUpdate, []runtime.StandbyRoute) {
 	first := len(r.files) == 0
 	crtKeys := r.crtListKeys(updates, removed)
@@ -527,7 +415,7 @@ func (r *Renderer) makeCurrent(updates map[string]*routeRender, removed []string
 		}
 		r.retire(k, next)
 		delete(r.fresh, k)
-		if rf, ok := r.refused[k]; ok && rf.omit {
+		if rf, ok := omitted[k]; ok {
 			r.unservable = append(r.unservable, Unservable{Route: rf.route, Message: rf.message})
 		}
 	}
@@ -608,6 +496,9 @@ func (r *Renderer) adopt(k string, rr *routeRender, next *fileEdit) {
 	bf.fragments[k] = rr.fragment
 	next.backends[i] = true
 	r.routes[k] = rr
+	if rr.refused != "" {
+		r.refusedKeys[k] = true
+	}
 }
 
 // retire takes route k's rendering out: the reverse of adopt.

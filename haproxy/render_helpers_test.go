@@ -173,13 +173,47 @@ func nextSnapshot(prev router.Snapshot, routes map[string]*router.Route, service
 	return next
 }
 
+// testFiles are a test renderer's files as the data plane has them: read
+// by one FileLoader (which keeps the last content of a half-written
+// file), and the contents the last successful render used.
+type testFiles struct {
+	loader   *FileLoader
+	rendered FileContents
+}
+
+// testFilesOf holds the testFiles of each test renderer.
+var testFilesOf sync.Map // *Renderer -> *testFiles
+
+func filesOf(r *Renderer) *testFiles {
+	f, _ := testFilesOf.LoadOrStore(r, &testFiles{loader: NewFileLoader(r.cfg)})
+	return f.(*testFiles)
+}
+
+// renderInputs reads r's files, as the data plane does before it renders.
+func renderInputs(r *Renderer) (Inputs, error) {
+	files, err := filesOf(r).loader.Load()
+	return Inputs{Files: files}, err
+}
+
+// filesChanged reports whether r's files changed since its last render,
+// as the data plane checks them.
+func filesChanged(r *Renderer) bool {
+	f := filesOf(r)
+	return f.loader.Changed(f.rendered)
+}
+
 // render renders snap, failing the test on error.
 func mustRender(t testing.TB, r *Renderer, snap router.Snapshot) *runtime.Output {
 	t.Helper()
-	out, err := r.Render(snap)
+	in, err := renderInputs(r)
 	if err != nil {
 		t.Fatal(err)
 	}
+	out, err := r.Render(snap, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	filesOf(r).rendered = in.Files
 	return out
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
 )
@@ -18,16 +19,25 @@ import (
 // configuration altogether.
 func TestRenderRefused(t *testing.T) {
 	r := newTestRenderer(t)
+	refused := newRefusals(nil, "")
+	render := func(snap router.Snapshot) *runtime.Output {
+		t.Helper()
+		out, err := r.Render(snap, Inputs{refused: refused})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
 	weak := served("ns", "weak", "weak.example.com", withWeakCertificate(t), atPath("/app"))
 	good := served("ns", "good", "good.example.com")
 	snap := snapshotOf([]*router.Route{weak, good}, eps("ns", "weak", "10.0.0.1"), eps("ns", "good", "10.0.0.2"))
-	mustRender(t, r, snap)
+	render(snap)
 	if got := r.Unservable(); len(got) != 0 {
 		t.Fatalf("unservable before any refusal: %v", got)
 	}
 
-	r.Refuse(weak, "HAProxy refuses this route's configuration: unable to load SSL certificate")
-	out := mustRender(t, r, snap)
+	refused.record(refusal{route: weak, message: "HAProxy refuses this route's configuration: unable to load SSL certificate"})
+	out := render(snap)
 	if text := backendText(t, out, "be_edge_http:ns:weak"); text != "backend be_edge_http:ns:weak from http_route\n  # not served: "+unavailableRefused+"\n" {
 		t.Errorf("refused route's backend:\n%s", text)
 	}
@@ -47,7 +57,7 @@ func TestRenderRefused(t *testing.T) {
 
 	// Endpoints change: the route stays closed and is not reported again.
 	snap = nextSnapshot(snap, nil, map[string]*router.ServiceEndpoints{"ns/weak": eps("ns", "weak", "10.0.0.3")})
-	out = mustRender(t, r, snap)
+	out = render(snap)
 	if strings.Contains(backendText(t, out, "be_edge_http:ns:weak"), "server") {
 		t.Error("the refused route got servers")
 	}
@@ -56,8 +66,8 @@ func TestRenderRefused(t *testing.T) {
 	}
 
 	// Omitted: gone from the configuration, reported with the new words.
-	r.Omit(weak, "HAProxy refuses even its closed configuration")
-	out = mustRender(t, r, snap)
+	refused.record(refusal{route: weak, message: "HAProxy refuses even its closed configuration", omit: true})
+	out = render(snap)
 	if strings.Contains(string(out.Files[backendFilePath(backendFileOf("ns/weak"))].Data), "ns:weak") || strings.Contains(string(out.Files[mapFiles[httpsExact]].Data), "weak") {
 		t.Error("the omitted route is still in the configuration")
 	}
@@ -69,7 +79,7 @@ func TestRenderRefused(t *testing.T) {
 	// The route changes: rendered in full again.
 	fixed := served("ns", "weak", "weak.example.com", tlsRoute(routecore.TLSTerminationEdge, ""), ownCert(t), atPath("/app"))
 	snap = nextSnapshot(snap, map[string]*router.Route{"ns/weak": fixed}, nil)
-	out = mustRender(t, r, snap)
+	out = render(snap)
 	if _, ok := out.Files[routeCertFile(fixed)]; !ok || !strings.Contains(backendText(t, out, "be_edge_http:ns:weak"), "server s0 10.0.0.3:8080") {
 		t.Errorf("the changed route is not served in full:\n%s", backendText(t, out, "be_edge_http:ns:weak"))
 	}

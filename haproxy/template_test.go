@@ -131,7 +131,11 @@ func TestTemplateFailsForOneRoute(t *testing.T) {
 	good := snapshotOf([]*router.Route{served("ns", "good", "good.example.com")})
 	mustRender(t, r, good)
 	bad := nextSnapshot(good, map[string]*router.Route{"ns/bad": served("ns", "bad", "bad.example.com")}, nil)
-	_, err := r.Render(bad)
+	in, err := renderInputs(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Render(bad, in)
 	if err == nil || !strings.Contains(err.Error(), "ns/bad") || !strings.Contains(err.Error(), `"backend"`) {
 		t.Fatalf("error %v, want one naming the route and the template", err)
 	}

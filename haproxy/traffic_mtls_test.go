@@ -266,7 +266,7 @@ func TestTrafficMutualTLSDistributionPoint(t *testing.T) {
 		terminated(routecore.TLSTerminationEdge, "", issue(t, serverCA, "secure.example.com"), nil)))
 	r.filePoll = 100 * time.Millisecond
 	r.launch(func() {
-		r.p.renderer.crls.minRefresh, r.p.renderer.crls.retryAfter = 200*time.Millisecond, 200*time.Millisecond
+		r.p.files.crls.minRefresh, r.p.files.crls.retryAfter = 200*time.Millisecond, 200*time.Millisecond
 	})
 	eventually(t, 30*time.Second, "ready", func() error {
 		if !r.p.Ready() {

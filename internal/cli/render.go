@@ -216,7 +216,11 @@ func (o *renderOptions) writeConfig(ctx context.Context, cfg settings.Config, sn
 	if err != nil {
 		return err
 	}
-	out, err := renderer.Render(snap)
+	files, err := haproxy.NewFileLoader(cfg.DataPlane).Load()
+	if err != nil {
+		return err
+	}
+	out, err := renderer.Render(snap, haproxy.Inputs{Files: files})
 	if err != nil {
 		return err
 	}
