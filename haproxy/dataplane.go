@@ -97,10 +97,8 @@ func NewDataPlane(cfg dataplane.Config, opts DataPlaneOptions) (*DataPlane, erro
 		haproxy = "haproxy"
 	}
 	files := NewFileLoader(renderer.cfg)
-	iso := newIsolator(renderer.cfg, haproxy, renderer.defaultCert.pem)
-	iso.files = files
 	return &DataPlane{cfg: renderer.cfg, renderer: renderer, process: process, filePoll: 10 * time.Second, notes: notes, files: files,
-		refused: newRefusals(iso, renderer.cfg.WorkingDir)}, nil
+		refused: newRefusals(newIsolator(renderer.cfg, haproxy, renderer.defaultCert.pem, files), renderer.cfg.WorkingDir)}, nil
 }
 
 // Ready reports whether HAProxy serves a complete configuration.
@@ -316,12 +314,11 @@ func (d *DataPlane) serveSnapshot(ctx context.Context, snap router.Snapshot) err
 	d.last = &snap
 	d.refused.forget(snap)
 	files, err := d.files.Load()
-	if err != nil {
-		d.process.RenderFailed()
-		return fmt.Errorf("rendering (the running configuration keeps serving): %w", err)
+	var out *runtime.Output
+	if err == nil {
+		d.probe(ctx, snap)
+		out, err = d.renderer.Render(snap, Inputs{Files: files, refused: d.refused})
 	}
-	d.probe(ctx, snap)
-	out, err := d.renderer.Render(snap, Inputs{Files: files, refused: d.refused})
 	if err != nil {
 		d.process.RenderFailed()
 		return fmt.Errorf("rendering (the running configuration keeps serving): %w", err)

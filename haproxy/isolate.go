@@ -46,14 +46,14 @@ type isolator struct {
 }
 
 // newIsolator returns an isolator that probes with the settings of cfg in
-// cfg.WorkingDir/probe, and the default certificate defaultPEM (when the
-// configuration holds one).
-func newIsolator(cfg dataplane.Config, haproxy string, defaultPEM []byte) *isolator {
+// cfg.WorkingDir/probe, the default certificate defaultPEM (when the
+// configuration holds one) and the contents files last read (nil: none).
+func newIsolator(cfg dataplane.Config, haproxy string, defaultPEM []byte, files *FileLoader) *isolator {
 	cfg.WorkingDir = filepath.Join(cfg.WorkingDir, probeDir)
 	if defaultPEM != nil && cfg.DefaultCertificateDir == "" && cfg.DefaultCertificatePath == "" {
 		cfg.DefaultCertificate = string(defaultPEM)
 	}
-	return &isolator{haproxy: haproxy, cfg: cfg}
+	return &isolator{haproxy: haproxy, cfg: cfg, files: files}
 }
 
 // probeSet is a set of routes to probe, rendered as the configuration

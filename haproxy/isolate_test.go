@@ -65,7 +65,7 @@ func TestIsolatorFinds(t *testing.T) {
 	weak := served("ns", "weak", "weak.example.com", withWeakCertificate(t))
 	long := served("other", "long", "long.example.com", longPathRewrite)
 	all := slices.Concat(routes[:10], []*router.Route{weak}, routes[10:20], []*router.Route{long}, routes[20:])
-	iso := newIsolator(testDataPlane(renderWorkDir(t)), "haproxy", nil)
+	iso := newIsolator(testDataPlane(renderWorkDir(t)), "haproxy", nil, nil)
 	services := snapshotOf(nil).Services
 
 	found, err := iso.find(routes, services, nil)

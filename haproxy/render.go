@@ -163,11 +163,11 @@ func (r *Renderer) Render(snap router.Snapshot, in Inputs) (*runtime.Output, err
 	if err != nil {
 		return nil, err
 	}
-	clientCA, clientCRLs := in.Files.ClientCA, in.Files.ClientCRLs
-	if r.clientAuthOn() && clientCA == nil {
-		return nil, fmt.Errorf("ROUTER_MUTUAL_TLS_AUTH_CA %s: not read (no FileLoader ran)", r.cfg.MutualTLSAuthCA)
-	} else if !r.clientAuthOn() {
-		clientCA, clientCRLs = nil, nil
+	var clientCA, clientCRLs []byte
+	if r.clientAuthOn() {
+		if clientCA, clientCRLs = in.Files.ClientCA, in.Files.ClientCRLs; clientCA == nil {
+			return nil, fmt.Errorf("ROUTER_MUTUAL_TLS_AUTH_CA %s: not read (no FileLoader ran)", r.cfg.MutualTLSAuthCA)
+		}
 	}
 	var cfgText bytes.Buffer
 	if err := r.tmpl.ExecuteTemplate(&cfgText, configTemplate, r.configData(clientCRLs != nil)); err != nil {

@@ -77,7 +77,9 @@ type Reconciler struct {
 	// PublishAdoptedStatus writes the status of adopted Ingresses too.
 	PublishAdoptedStatus bool
 
-	// nginxConfig gives adopted Ingresses ingress-nginx's global defaults.
+	// nginxConfig gives adopted Ingresses the global defaults of
+	// ingress-nginx's ConfigMap, when one is named (else TranslateWith
+	// assumes ingress-nginx's documented defaults).
 	nginxConfig *nginxConfig
 
 	metrics *controllerMetrics
@@ -106,7 +108,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	opts := r.Options
 	opts.ControllerName = r.ControllerName
-	if opts.adopts() && r.nginxConfig != nil {
+	if opts.adopts() && r.nginxConfig.name.Name != "" {
 		var err error
 		if opts.Nginx, err = r.nginxConfig.current(ctx, r.Client); err != nil {
 			return reconcile.Result{}, err

@@ -30,7 +30,7 @@ func ParseConfigMapName(flag, value string) (types.NamespacedName, error) {
 // nginxConfig is ingress-nginx's ConfigMap as the controller last read it:
 // its global defaults for adopted Ingresses, worked out once per version.
 type nginxConfig struct {
-	name types.NamespacedName // empty: not read, ingress-nginx's defaults
+	name types.NamespacedName
 
 	mu              sync.Mutex
 	resourceVersion string // "" before the first read, "-" when not found
@@ -41,9 +41,6 @@ type nginxConfig struct {
 // else ingress-nginx's documented ones. A new version of the ConfigMap is
 // logged once, with each key that is not kept exactly.
 func (c *nginxConfig) current(ctx context.Context, reader client.Reader) (nginx.Globals, error) {
-	if c.name.Name == "" {
-		return nginx.DefaultGlobals(), nil
-	}
 	cm := &corev1.ConfigMap{}
 	err := reader.Get(ctx, c.name, cm)
 	switch {
