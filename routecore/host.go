@@ -94,9 +94,12 @@ func dns1123LabelErrors(s string) []string {
 }
 
 // hostLabelsValid reports whether every dot-separated label of host is a
-// DNS-1123 label; it decides whether an update may keep an old host that
-// predates the label rule.
+// DNS-1123 label (an empty host has none to fail); it decides whether an
+// update may keep an old host that predates the label rule.
 func hostLabelsValid(host string) bool {
+	if host == "" {
+		return true
+	}
 	for label := range strings.SplitSeq(host, ".") {
 		if !isLowerDNSLabel(label) {
 			return false

@@ -85,7 +85,8 @@ func TestSpecValidateSubdomain(t *testing.T) {
 }
 
 // TestSpecHostLabelsValid: a stored host passes the label rule when every
-// dot-separated label is a lower-case DNS label of 1 to 63 characters.
+// dot-separated label is a lower-case DNS label of 1 to 63 characters; no
+// host has no label to fail.
 func TestSpecHostLabelsValid(t *testing.T) {
 	tests := []struct {
 		host string
@@ -104,6 +105,7 @@ func TestSpecHostLabelsValid(t *testing.T) {
 		{"www-.example.com", false},
 		{"ww_w.example.com", false},
 		{"bücher.example", false},
+		{"", true},
 	}
 	for _, tt := range tests {
 		if got := hostLabelsValid(tt.host); got != tt.want {
@@ -137,6 +139,8 @@ func TestSpecHostLabelRuleOnUpdate(t *testing.T) {
 		{"annotation added with the long host", host("www.example.com"), host(long, allow), nil},
 		{"annotation dropped, valid host made long", host("www.example.com", allow), host(long), []string{tooLong(long)}},
 		{"annotation False, valid host made long", host("www.example.com"), host(long, withAnnotation(AllowNonDNSCompliantHostAnnotation, "false")), []string{tooLong(long)}},
+		{"host set where only a subdomain was", route(func(r *Route) { r.Spec.Subdomain = "shop" }),
+			host(long, func(r *Route) { r.Spec.Subdomain = "shop" }), []string{tooLong(long)}},
 		{"valid host made upper case: both rules", host("www.example.com"), host("WWW.example.com"), []string{
 			`spec.host: Invalid value: "WWW.example.com": ` + dns952Msg,
 			`spec.host: Invalid value: "WWW.example.com": ` + labelMsg}},
