@@ -15,7 +15,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
@@ -79,9 +79,9 @@ type backendDefaults struct {
 	shuffle bool
 }
 
-func newBackendDefaults(cfg dataplane.Config) backendDefaults {
+func newBackendDefaults(cfg proxyconfig.Config) backendDefaults {
 	return backendDefaults{workingDir: cfg.WorkingDir, httpBalance: string(cfg.LoadBalanceAlgorithm), tcpBalance: tcpBalance(cfg),
-		cookieName: cfg.CookieName, checkInterval: cfg.BackendCheckInterval, shuffle: cfg.BackendProcessEndpoints == dataplane.EndpointOrderShuffle,
+		cookieName: cfg.CookieName, checkInterval: cfg.BackendCheckInterval, shuffle: cfg.BackendProcessEndpoints == proxyconfig.EndpointOrderShuffle,
 		h1CaseAdjust: len(cfg.H1CaseAdjust) > 0}
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
 )
@@ -34,7 +34,7 @@ func TestRenderBackendFeatures(t *testing.T) {
 	}
 	cases := []struct {
 		name     string
-		cfg      func(*dataplane.Config)
+		cfg      func(*proxyconfig.Config)
 		route    []func(*router.Route)
 		services []*router.ServiceEndpoints
 		want     []string
@@ -63,9 +63,9 @@ func TestRenderBackendFeatures(t *testing.T) {
 		{name: "cookie named after the route", want: []string{"cookie 9f4b23239cf893b80f5a8ee8c4855289 insert indirect nocache httponly dynamic"}},
 		{name: "cookie_name annotation", route: []func(*router.Route){withOverrides(routecore.Overrides{CookieName: "my_cookie-1"})},
 			want: []string{"cookie my_cookie-1 insert indirect nocache httponly dynamic"}},
-		{name: "ROUTER_COOKIE_NAME", cfg: func(c *dataplane.Config) { c.CookieName = "shared" },
+		{name: "ROUTER_COOKIE_NAME", cfg: func(c *proxyconfig.Config) { c.CookieName = "shared" },
 			want: []string{"cookie shared insert indirect nocache httponly dynamic"}},
-		{name: "the annotation wins over ROUTER_COOKIE_NAME", cfg: func(c *dataplane.Config) { c.CookieName = "shared" },
+		{name: "the annotation wins over ROUTER_COOKIE_NAME", cfg: func(c *proxyconfig.Config) { c.CookieName = "shared" },
 			route: []func(*router.Route){withOverrides(routecore.Overrides{CookieName: "mine"})},
 			want:  []string{"cookie mine insert indirect nocache httponly dynamic"}},
 		{name: "disable_cookies", route: []func(*router.Route){withOverrides(routecore.Overrides{DisableCookies: true})},
@@ -116,7 +116,7 @@ func TestRenderBackendFeatures(t *testing.T) {
 		{name: "health check interval annotation", services: two,
 			route: []func(*router.Route){withOverrides(routecore.Overrides{HealthCheckInterval: 2 * time.Second})},
 			want:  []string{"default-server check inter 2000ms"}},
-		{name: "ROUTER_BACKEND_CHECK_INTERVAL", services: two, cfg: func(c *dataplane.Config) { c.BackendCheckInterval = 3 * time.Second },
+		{name: "ROUTER_BACKEND_CHECK_INTERVAL", services: two, cfg: func(c *proxyconfig.Config) { c.BackendCheckInterval = 3 * time.Second },
 			want: []string{"default-server check inter 3000ms"}},
 		{name: "pod-concurrent-connections", route: []func(*router.Route){withOverrides(routecore.Overrides{PodConcurrentConnections: 10})},
 			want: []string{"default-server check inter 5000ms maxconn 10"}},
@@ -174,7 +174,7 @@ func TestRenderBackendFeatures(t *testing.T) {
 		{name: "reencrypt with a destination CA that holds no certificate", route: []func(*router.Route){reencrypt, func(r *router.Route) { r.TLS.DestinationCACertificate = "junk" }},
 			want: []string{"# not served: the destination CA certificate holds no certificate"}, unwanted: []string{"default-server ssl verify none"}},
 		{name: "reencrypt with the default destination CA missing on disk", route: []func(*router.Route){reencrypt},
-			cfg:  func(c *dataplane.Config) { c.DefaultDestinationCAPath = "/nonexistent/service-ca.crt" },
+			cfg:  func(c *proxyconfig.Config) { c.DefaultDestinationCAPath = "/nonexistent/service-ca.crt" },
 			want: []string{"default-server check inter 5000ms ssl verify none"}},
 
 		// Weights and slots.
@@ -213,11 +213,11 @@ func TestRenderBackendFeatures(t *testing.T) {
 			want: []string{"server s0 192.0.2.1:1 disabled"}, unwanted: []string{"server s1 192.0.2.1:1 disabled"}},
 
 		// Header-name case for HTTP/1 endpoints.
-		{name: "h1-adjust-case with ROUTER_H1_CASE_ADJUST", cfg: func(c *dataplane.Config) { c.H1CaseAdjust = []string{"X-Id"} },
+		{name: "h1-adjust-case with ROUTER_H1_CASE_ADJUST", cfg: func(c *proxyconfig.Config) { c.H1CaseAdjust = []string{"X-Id"} },
 			route: []func(*router.Route){withOverrides(routecore.Overrides{H1AdjustCase: true})}, want: []string{"option h1-case-adjust-bogus-server"}},
 		{name: "h1-adjust-case without ROUTER_H1_CASE_ADJUST does nothing", route: []func(*router.Route){withOverrides(routecore.Overrides{H1AdjustCase: true})},
 			unwanted: []string{"option h1-case-adjust-bogus-server"}},
-		{name: "h1-adjust-case: passthrough routes carry no HTTP", cfg: func(c *dataplane.Config) { c.H1CaseAdjust = []string{"X-Id"} },
+		{name: "h1-adjust-case: passthrough routes carry no HTTP", cfg: func(c *proxyconfig.Config) { c.H1CaseAdjust = []string{"X-Id"} },
 			route: []func(*router.Route){passthrough, withOverrides(routecore.Overrides{H1AdjustCase: true})}, unwanted: []string{"option h1-case-adjust-bogus-server"}},
 
 		// HTTP/2 to endpoints, by their ports' appProtocol.
@@ -239,7 +239,7 @@ func TestRenderBackendFeatures(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := newTestRenderer(t, func(cfg *dataplane.Config) {
+			r := newTestRenderer(t, func(cfg *proxyconfig.Config) {
 				if c.cfg != nil {
 					c.cfg(cfg)
 				}
@@ -303,7 +303,7 @@ func TestRenderDefaultDestinationCA(t *testing.T) {
 	if err := os.WriteFile(caFile, []byte(probe.TLS.DestinationCACertificate), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := newTestRenderer(t, func(c *dataplane.Config) { c.DefaultDestinationCAPath = caFile })
+	r := newTestRenderer(t, func(c *proxyconfig.Config) { c.DefaultDestinationCAPath = caFile })
 	rt := served("ns", "r", "re.example.com", reencrypt, withBackends(svcWeight("ns", "web", 100)))
 	snap := snapshotOf([]*router.Route{rt}, eps("ns", "web", "10.0.0.1"))
 	out := mustRender(t, r, snap)
@@ -370,7 +370,7 @@ func TestRenderBrokenDestinationCA(t *testing.T) {
 	if err := os.WriteFile(caFile, []byte("not a certificate"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := newTestRenderer(t, func(c *dataplane.Config) { c.DefaultDestinationCAPath = caFile })
+	r := newTestRenderer(t, func(c *proxyconfig.Config) { c.DefaultDestinationCAPath = caFile })
 	rt := served("ns", "r", "re.example.com", reencrypt, withBackends(svcWeight("ns", "web", 100)))
 	in, err := renderInputs(r)
 	if err == nil {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/routeshift/routeshift/certs"
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/router"
 )
@@ -71,7 +71,7 @@ type defaultCertificate struct {
 // (PEM), else DEFAULT_CERTIFICATE_PATH (used as it is), else
 // DEFAULT_CERTIFICATE_DIR (tls.crt, plus tls.key when the certificate file
 // holds no key), else a self-signed certificate generated now.
-func newDefaultCertificate(cfg dataplane.Config) (*defaultCertificate, error) {
+func newDefaultCertificate(cfg proxyconfig.Config) (*defaultCertificate, error) {
 	d := &defaultCertificate{path: filepath.Join(cfg.WorkingDir, defaultCrtFile)}
 	switch {
 	case cfg.DefaultCertificate != "":

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/routeshift/routeshift/certs"
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
@@ -67,7 +67,7 @@ func TestCertificateUpdates(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// HTTP/2 on: crt-list entries carry their options.
-			r := newTestRenderer(t, func(c *dataplane.Config) { c.DisableHTTP2 = false })
+			r := newTestRenderer(t, func(c *proxyconfig.Config) { c.DisableHTTP2 = false })
 			snap := snapshotOf(base(), eps("ns", "tls", "10.0.0.1"), eps("ns", "sub", "10.0.0.2"), eps("ns", "plain", "10.0.0.3"))
 			if first := mustRender(t, r, snap); len(first.Certificates) != 0 {
 				t.Fatalf("first rendering: certificate updates %v (HAProxy loads them when it starts)", first.Certificates)

@@ -1,10 +1,6 @@
 package haproxy
 
 import (
-	"fmt"
-	"path/filepath"
-
-	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 )
 
@@ -16,12 +12,7 @@ import (
 // either changes the copy, which HAProxy reloads.
 
 // clientAuthOn reports whether clients are asked for certificates.
-func (r *Renderer) clientAuthOn() bool { return clientAuthOn(r.cfg) }
-
-// clientAuthOn reports whether cfg asks clients for certificates.
-func clientAuthOn(cfg dataplane.Config) bool {
-	return cfg.MutualTLSAuth == "optional" || cfg.MutualTLSAuth == "required"
-}
+func (r *Renderer) clientAuthOn() bool { return r.cfg.ClientAuthOn() }
 
 // setClientAuthFiles puts the copies into next (or takes them out).
 func setClientAuthFiles(next *fileEdit, ca, crls []byte) {
@@ -51,20 +42,4 @@ func (r *Renderer) clientAuthData(crls bool) *ClientAuthData {
 		d.Filter, _ = quote(f)
 	}
 	return d
-}
-
-// checkClientAuth is the start-up check of the mutual TLS settings.
-func checkClientAuth(auth, ca, crl string) []error {
-	var errs []error
-	on := auth == "optional" || auth == "required"
-	if on && ca == "" {
-		errs = append(errs, fmt.Errorf("ROUTER_MUTUAL_TLS_AUTH_CA: must name the PEM bundle of the certificate authorities "+
-			"that issue client certificates when ROUTER_MUTUAL_TLS_AUTH is %s", auth))
-	}
-	for _, p := range []struct{ env, path string }{{"ROUTER_MUTUAL_TLS_AUTH_CA", ca}, {"ROUTER_MUTUAL_TLS_AUTH_CRL", crl}} {
-		if on && p.path != "" && (!filepath.IsAbs(p.path) || !pathSafe(p.path)) {
-			errs = append(errs, fmt.Errorf("%s: %q must be an absolute path of letters, digits and / . _ - + @ only", p.env, p.path))
-		}
-	}
-	return errs
 }

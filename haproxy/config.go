@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 )
 
 // abs joins a path relative to the working directory.
@@ -30,7 +30,7 @@ func (r *Renderer) bind(port int) string {
 }
 
 // tcpBalance is the balance algorithm of passthrough routes.
-func tcpBalance(cfg dataplane.Config) string {
+func tcpBalance(cfg proxyconfig.Config) string {
 	return string(cmp.Or(cfg.TCPBalanceScheme, cfg.LoadBalanceAlgorithm))
 }
 
@@ -59,7 +59,7 @@ func (r *Renderer) configData(crls bool) *ConfigData {
 		DynamicCookieKey: dynamicCookieKey,
 		Global: GlobalData{
 			MaxConn: cfg.MaxConnections, Threads: cfg.Threads, AdminSocket: r.abs(AdminSocket),
-			SSLBindOptions: "ssl-min-ver " + cfg.SSLMinVersion, Ciphers: cfg.Ciphers, CipherSuites: cmp.Or(cfg.CipherSuites, tls13Suites),
+			SSLBindOptions: "ssl-min-ver " + cfg.SSLMinVersion, Ciphers: cfg.Ciphers, CipherSuites: cmp.Or(cfg.CipherSuites, proxyconfig.TLS13Suites),
 			Curves: cfg.Curves, BufSize: cfg.BufSize, MaxRewrite: cfg.MaxRewriteSize,
 			ServerStateFile: r.abs(serverStateFile), SpreadChecks: spreadChecks,
 			MaxSpreadChecks: haproxyTime(min(cfg.BackendCheckInterval, maxFirstCheckDelay)),
@@ -112,9 +112,7 @@ func (r *Renderer) configData(crls bool) *ConfigData {
 			d.DefaultStatus = e.status // 404 wins: it comes last
 		}
 	}
-	if list, ok := cipherProfiles[cfg.Ciphers]; ok {
-		d.Global.Ciphers = list
-	}
+	d.Global.Ciphers = proxyconfig.CipherList(cfg.Ciphers)
 	if cfg.SyslogAddress != "" {
 		addr, _ := quote(cfg.SyslogAddress)
 		d.Global.Syslog = &SyslogData{Address: addr, Facility: cfg.LogFacility, Level: string(cfg.LogLevel), MaxLength: cfg.LogMaxLength}

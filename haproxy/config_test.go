@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/routeshift/routeshift/certs"
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/internal/fixtures"
 	"github.com/routeshift/routeshift/router"
 )
@@ -22,89 +22,93 @@ import (
 func TestRenderGlobalSettings(t *testing.T) {
 	cases := []struct {
 		name     string
-		cfg      func(*dataplane.Config)
+		cfg      func(*proxyconfig.Config)
 		unsynced bool
 		want     []string
 		unwanted []string
 	}{
-		{name: "max connections", cfg: func(c *dataplane.Config) { c.MaxConnections = 1234 },
+		{name: "max connections", cfg: func(c *proxyconfig.Config) { c.MaxConnections = 1234 },
 			want: []string{"maxconn 1234"}},
-		{name: "threads", cfg: func(c *dataplane.Config) { c.Threads = 4 }, want: []string{"nbthread 4"}},
-		{name: "header-name cases", cfg: func(c *dataplane.Config) { c.H1CaseAdjust = []string{"X-Request-ID", "Host"} },
+		{name: "threads", cfg: func(c *proxyconfig.Config) { c.Threads = 4 }, want: []string{"nbthread 4"}},
+		{name: "header-name cases", cfg: func(c *proxyconfig.Config) { c.H1CaseAdjust = []string{"X-Request-ID", "Host"} },
 			want: []string{"h1-case-adjust x-request-id X-Request-ID", "h1-case-adjust host Host", "option h1-case-adjust-bogus-client"}},
 		{name: "no header-name cases", unwanted: []string{"option h1-case-adjust-bogus-client"}},
 		{name: "no threads setting", unwanted: []string{"nbthread 0"}},
-		{name: "modern ciphers", cfg: func(c *dataplane.Config) { c.Ciphers = "modern" },
-			want: []string{"ssl-default-bind-ciphers " + cipherProfiles["modern"], "ssl-default-bind-options ssl-min-ver TLSv1.2"}},
-		{name: "old ciphers", cfg: func(c *dataplane.Config) { c.Ciphers = "old" },
-			want: []string{"ssl-default-bind-ciphers " + cipherProfiles["old"]}},
-		{name: "cipher list", cfg: func(c *dataplane.Config) { c.Ciphers = "ECDHE-RSA-AES128-GCM-SHA256:!aNULL" },
+		{name: "modern ciphers", cfg: func(c *proxyconfig.Config) { c.Ciphers = "modern" },
+			want: []string{"ssl-default-bind-ciphers " + proxyconfig.CipherList("modern"), "ssl-default-bind-options ssl-min-ver TLSv1.2"}},
+		{name: "old ciphers", cfg: func(c *proxyconfig.Config) { c.Ciphers = "old" },
+			want: []string{"ssl-default-bind-ciphers " + proxyconfig.CipherList("old")}},
+		{name: "cipher list", cfg: func(c *proxyconfig.Config) { c.Ciphers = "ECDHE-RSA-AES128-GCM-SHA256:!aNULL" },
 			want: []string{"ssl-default-bind-ciphers ECDHE-RSA-AES128-GCM-SHA256:!aNULL",
 				"ssl-default-bind-ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"}},
-		{name: "timeouts", cfg: func(c *dataplane.Config) {
+		{name: "timeouts", cfg: func(c *proxyconfig.Config) {
 			c.ConnectTimeout, c.ClientTimeout, c.ClientFinTimeout = time.Second, 2*time.Second, 3*time.Second
 			c.ServerTimeout, c.ServerFinTimeout, c.TunnelTimeout = 4*time.Second, 5*time.Second, 6*time.Hour
 			c.SlowlorisTimeout, c.SlowlorisHTTPKeepalive, c.InspectDelay = 7*time.Second, 8*time.Second, 9*time.Second
 		}, want: []string{"timeout connect 1000ms", "timeout client 2000ms", "timeout client-fin 3000ms", "timeout server 4000ms",
 			"timeout server-fin 5000ms", "timeout tunnel 21600000ms", "timeout http-request 7000ms", "timeout http-keep-alive 8000ms",
 			"tcp-request inspect-delay 9000ms"}},
-		{name: "compression", cfg: func(c *dataplane.Config) {
+		{name: "compression", cfg: func(c *proxyconfig.Config) {
 			c.EnableCompression, c.CompressionMIME = true, "text/html  application/json"
 		},
 			want: []string{"compression algo gzip", "compression type 'text/html' 'application/json'"}},
 		{name: "no compression", unwanted: []string{"compression algo gzip"}},
-		{name: "syslog", cfg: func(c *dataplane.Config) { c.SyslogAddress, c.LogLevel = "127.0.0.1:514", "info" },
+		{name: "syslog", cfg: func(c *proxyconfig.Config) { c.SyslogAddress, c.LogLevel = "127.0.0.1:514", "info" },
 			want: []string{"log '127.0.0.1:514' len 1024 local1 info", "log global", "option httplog", "option tcplog"}},
-		{name: "syslog format", cfg: func(c *dataplane.Config) {
+		{name: "syslog format", cfg: func(c *proxyconfig.Config) {
 			c.SyslogAddress, c.SyslogFormat = "/dev/log", `%ci:%cp [%tr] %ft %b/%s %ST %{+Q}r it's`
 		}, want: []string{"log '/dev/log' len 1024 local1 warning", `log-format '%ci:%cp [%tr] %ft %b/%s %ST %{+Q}r it'\''s'`}, unwanted: []string{"option httplog"}},
 		{name: "no syslog", unwanted: []string{"log global", "option httplog"}},
-		{name: "log facility and length", cfg: func(c *dataplane.Config) { c.SyslogAddress, c.LogFacility, c.LogMaxLength = "/dev/log", "local4", 8192 },
+		{name: "log facility and length", cfg: func(c *proxyconfig.Config) {
+			c.SyslogAddress, c.LogFacility, c.LogMaxLength = "/dev/log", "local4", 8192
+		},
 			want: []string{"log '/dev/log' len 8192 local4 warning"}},
-		{name: "TLS versions", cfg: func(c *dataplane.Config) { c.SSLMinVersion, c.SSLMaxVersion = "TLSv1.3", "TLSv1.3" },
+		{name: "TLS versions", cfg: func(c *proxyconfig.Config) { c.SSLMinVersion, c.SSLMaxVersion = "TLSv1.3", "TLSv1.3" },
 			want: []string{"ssl-default-bind-options ssl-min-ver TLSv1.3 ssl-max-ver TLSv1.3"}},
-		{name: "TLS 1.3 suites and curves", cfg: func(c *dataplane.Config) { c.CipherSuites, c.Curves = "TLS_AES_256_GCM_SHA384", "X25519:P-256" },
+		{name: "TLS 1.3 suites and curves", cfg: func(c *proxyconfig.Config) { c.CipherSuites, c.Curves = "TLS_AES_256_GCM_SHA384", "X25519:P-256" },
 			want: []string{"ssl-default-bind-ciphersuites TLS_AES_256_GCM_SHA384", "ssl-default-bind-curves X25519:P-256"}},
 		{name: "no curves", unwanted: []string{"ssl-default-bind-curves"}},
-		{name: "buffers", cfg: func(c *dataplane.Config) { c.BufSize, c.MaxRewriteSize = 65536, 16384 },
+		{name: "buffers", cfg: func(c *proxyconfig.Config) { c.BufSize, c.MaxRewriteSize = 65536, 16384 },
 			want: []string{"tune.bufsize 65536", "tune.maxrewrite 16384"}},
 		{name: "default buffers", want: []string{"tune.bufsize 32768", "tune.maxrewrite 8192"}},
-		{name: "hard stop after", cfg: func(c *dataplane.Config) { c.HardStopAfter = 90 * time.Minute },
+		{name: "hard stop after", cfg: func(c *proxyconfig.Config) { c.HardStopAfter = 90 * time.Minute },
 			want: []string{"hard-stop-after 5400000ms"}},
 		{name: "no hard stop", unwanted: []string{"hard-stop-after"}},
-		{name: "options", cfg: func(c *dataplane.Config) {
+		{name: "options", cfg: func(c *proxyconfig.Config) {
 			c.DontLogNull, c.HTTPIgnoreProbes, c.ContStats, c.AbortOnClose = true, true, true, true
 		},
 			want: []string{"option dontlognull", "option http-ignore-probes", "option contstats", "option abortonclose"}},
 		{name: "no options", unwanted: []string{"option dontlognull", "option http-ignore-probes", "option contstats", "option abortonclose"}},
-		{name: "IPv6 only", cfg: func(c *dataplane.Config) { c.IPMode, c.StatsPort = "v6", 11936 },
+		{name: "IPv6 only", cfg: func(c *proxyconfig.Config) { c.IPMode, c.StatsPort = "v6", 11936 },
 			want: []string{"bind :::18080 v6only", "bind :::18443 v6only", "bind :::11936 v6only", "bind 127.0.0.1:20444 ssl crt WORKDIR/certs/default.pem crt-list WORKDIR/conf/crt-list accept-proxy"}},
-		{name: "IPv4 and IPv6", cfg: func(c *dataplane.Config) { c.IPMode = "v4v6" },
+		{name: "IPv4 and IPv6", cfg: func(c *proxyconfig.Config) { c.IPMode = "v4v6" },
 			want: []string{"bind :::18080 v4v6", "bind :::18443 v4v6"}},
-		{name: "bind address wins over the IP mode", cfg: func(c *dataplane.Config) { c.IPMode, c.BindAddress = "v6", "127.0.0.1" },
+		{name: "bind address wins over the IP mode", cfg: func(c *proxyconfig.Config) { c.IPMode, c.BindAddress = "v6", "127.0.0.1" },
 			want: []string{"bind 127.0.0.1:18080"}},
-		{name: "stats with authentication", cfg: func(c *dataplane.Config) { c.StatsPort, c.StatsUsername, c.StatsPassword = 11936, "admin", "p@ss w'rd" },
+		{name: "stats with authentication", cfg: func(c *proxyconfig.Config) {
+			c.StatsPort, c.StatsUsername, c.StatsPassword = 11936, "admin", "p@ss w'rd"
+		},
 			want: []string{"listen stats from common", "bind :11936", "stats enable", `stats auth 'admin:p@ss w'\''rd'`, "monitor-uri /healthz"}},
-		{name: "stats without authentication", cfg: func(c *dataplane.Config) { c.StatsPort, c.StatsUsername = 11936, "admin" },
+		{name: "stats without authentication", cfg: func(c *proxyconfig.Config) { c.StatsPort, c.StatsUsername = 11936, "admin" },
 			want: []string{"listen stats from common"}, unwanted: []string{"stats auth 'admin:'"}},
 		{name: "no stats", unwanted: []string{"listen stats from common"}},
-		{name: "PROXY protocol", cfg: func(c *dataplane.Config) { c.UseProxyProtocol = true },
+		{name: "PROXY protocol", cfg: func(c *proxyconfig.Config) { c.UseProxyProtocol = true },
 			want: []string{"bind :18080 accept-proxy", "bind :18443 accept-proxy"}},
-		{name: "bind address", cfg: func(c *dataplane.Config) { c.BindAddress = "::" },
+		{name: "bind address", cfg: func(c *proxyconfig.Config) { c.BindAddress = "::" },
 			want: []string{"bind [::]:18080", "bind [::]:18443"}},
-		{name: "strict SNI", cfg: func(c *dataplane.Config) { c.StrictSNI = true },
+		{name: "strict SNI", cfg: func(c *proxyconfig.Config) { c.StrictSNI = true },
 			want: []string{"bind 127.0.0.1:20444 ssl crt WORKDIR/certs/default.pem crt-list WORKDIR/conf/crt-list strict-sni accept-proxy"}},
 		// The router holds incomplete snapshots back when the ports must
 		// wait for the first sync (ROUTER_BIND_PORTS_AFTER_SYNC); every
 		// snapshot that reaches the renderer opens them.
 		{name: "unsynced snapshot: ports bound", unsynced: true,
 			want: []string{"frontend fe_sni from common", "frontend public from common", "frontend public_ssl from common"}},
-		{name: "balance defaults", cfg: func(c *dataplane.Config) { c.LoadBalanceAlgorithm, c.TCPBalanceScheme = "random", "roundrobin" },
+		{name: "balance defaults", cfg: func(c *proxyconfig.Config) { c.LoadBalanceAlgorithm, c.TCPBalanceScheme = "random", "roundrobin" },
 			want: []string{"balance random", "balance roundrobin"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := newTestRenderer(t, func(cfg *dataplane.Config) {
+			r := newTestRenderer(t, func(cfg *proxyconfig.Config) {
 				if c.cfg != nil {
 					c.cfg(cfg)
 				}
@@ -121,33 +125,33 @@ func TestRenderGlobalSettings(t *testing.T) {
 func TestNewRendererRefuses(t *testing.T) {
 	cases := []struct {
 		name string
-		cfg  func(*dataplane.Config)
+		cfg  func(*proxyconfig.Config)
 		want string
 	}{
-		{"no working dir", func(c *dataplane.Config) { c.WorkingDir = "" }, "ROUTER_WORKING_DIR: must be set"},
-		{"working dir with a space", func(c *dataplane.Config) { c.WorkingDir = "/var/lib/my router" }, "ROUTER_WORKING_DIR"},
-		{"same port twice", func(c *dataplane.Config) { c.SNIPort = c.HTTPPort }, "ROUTER_SERVICE_SNI_PORT: port 18080 is also ROUTER_SERVICE_HTTP_PORT"},
-		{"syslog address with a quote", func(c *dataplane.Config) { c.SyslogAddress = "x' y" }, "ROUTER_SYSLOG_ADDRESS"},
-		{"log format with a line break", func(c *dataplane.Config) { c.SyslogFormat = "a\nb" }, "ROUTER_SYSLOG_FORMAT"},
-		{"relative default certificate path", func(c *dataplane.Config) { c.DefaultCertificatePath = "tls.pem" }, "DEFAULT_CERTIFICATE_PATH"},
-		{"missing default certificate file", func(c *dataplane.Config) { c.DefaultCertificatePath = "/nonexistent/tls.pem" }, "DEFAULT_CERTIFICATE_PATH"},
-		{"default certificate without key", func(c *dataplane.Config) {
+		{"no working dir", func(c *proxyconfig.Config) { c.WorkingDir = "" }, "ROUTER_WORKING_DIR: must be set"},
+		{"working dir with a space", func(c *proxyconfig.Config) { c.WorkingDir = "/var/lib/my router" }, "ROUTER_WORKING_DIR"},
+		{"same port twice", func(c *proxyconfig.Config) { c.SNIPort = c.HTTPPort }, "ROUTER_SERVICE_SNI_PORT: port 18080 is also ROUTER_SERVICE_HTTP_PORT"},
+		{"syslog address with a quote", func(c *proxyconfig.Config) { c.SyslogAddress = "x' y" }, "ROUTER_SYSLOG_ADDRESS"},
+		{"log format with a line break", func(c *proxyconfig.Config) { c.SyslogFormat = "a\nb" }, "ROUTER_SYSLOG_FORMAT"},
+		{"relative default certificate path", func(c *proxyconfig.Config) { c.DefaultCertificatePath = "tls.pem" }, "DEFAULT_CERTIFICATE_PATH"},
+		{"missing default certificate file", func(c *proxyconfig.Config) { c.DefaultCertificatePath = "/nonexistent/tls.pem" }, "DEFAULT_CERTIFICATE_PATH"},
+		{"default certificate without key", func(c *proxyconfig.Config) {
 			c.DefaultCertificate = "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"
 		}, "DEFAULT_CERTIFICATE"},
-		{"default certificate dir without files", func(c *dataplane.Config) { c.DefaultCertificateDir = "/nonexistent" }, "DEFAULT_CERTIFICATE_DIR"},
-		{"max TLS version below the min", func(c *dataplane.Config) { c.SSLMinVersion, c.SSLMaxVersion = "TLSv1.3", "TLSv1.2" },
+		{"default certificate dir without files", func(c *proxyconfig.Config) { c.DefaultCertificateDir = "/nonexistent" }, "DEFAULT_CERTIFICATE_DIR"},
+		{"max TLS version below the min", func(c *proxyconfig.Config) { c.SSLMinVersion, c.SSLMaxVersion = "TLSv1.3", "TLSv1.2" },
 			"SSL_MAX_VERSION: TLSv1.2 is older than SSL_MIN_VERSION (TLSv1.3)"},
-		{"cipher suites with a space", func(c *dataplane.Config) { c.CipherSuites = "TLS_AES_256_GCM_SHA384 x" }, "ROUTER_CIPHERSUITES"},
-		{"curves with a quote", func(c *dataplane.Config) { c.Curves = "X25519'" }, "ROUTER_CURVES"},
-		{"HTTP/2 with small buffers", func(c *dataplane.Config) { c.DisableHTTP2, c.BufSize, c.MaxRewriteSize = false, 8192, 1024 },
+		{"cipher suites with a space", func(c *proxyconfig.Config) { c.CipherSuites = "TLS_AES_256_GCM_SHA384 x" }, "ROUTER_CIPHERSUITES"},
+		{"curves with a quote", func(c *proxyconfig.Config) { c.Curves = "X25519'" }, "ROUTER_CURVES"},
+		{"HTTP/2 with small buffers", func(c *proxyconfig.Config) { c.DisableHTTP2, c.BufSize, c.MaxRewriteSize = false, 8192, 1024 },
 			"ROUTER_BUF_SIZE: 8192 is too small for HTTP/2"},
-		{"rewrite space over half the buffer", func(c *dataplane.Config) { c.BufSize, c.MaxRewriteSize = 16384, 9000 },
+		{"rewrite space over half the buffer", func(c *proxyconfig.Config) { c.BufSize, c.MaxRewriteSize = 16384, 9000 },
 			"ROUTER_MAX_REWRITE_SIZE: 9000 is more than half of ROUTER_BUF_SIZE (16384)"},
-		{"relative errorfile", func(c *dataplane.Config) { c.ErrorFile503 = "503.http" }, "ROUTER_ERRORFILE_503: \"503.http\" must be an absolute path"},
-		{"missing errorfile", func(c *dataplane.Config) { c.ErrorFile404 = "/nonexistent/404.http" }, "ROUTER_ERRORFILE_404: reading it"},
-		{"errorfile without a status line", func(c *dataplane.Config) { c.ErrorFile503 = writeTempFile(t, "503.http", "<h1>down</h1>") },
+		{"relative errorfile", func(c *proxyconfig.Config) { c.ErrorFile503 = "503.http" }, "ROUTER_ERRORFILE_503: \"503.http\" must be an absolute path"},
+		{"missing errorfile", func(c *proxyconfig.Config) { c.ErrorFile404 = "/nonexistent/404.http" }, "ROUTER_ERRORFILE_404: reading it"},
+		{"errorfile without a status line", func(c *proxyconfig.Config) { c.ErrorFile503 = writeTempFile(t, "503.http", "<h1>down</h1>") },
 			"must hold a whole HTTP response"},
-		{"errorfile larger than a buffer", func(c *dataplane.Config) {
+		{"errorfile larger than a buffer", func(c *proxyconfig.Config) {
 			c.ErrorFile503 = writeTempFile(t, "503.http", "HTTP/1.0 503 Service Unavailable\r\n\r\n"+strings.Repeat("x", 30000))
 		}, "HAProxy loads at most 24576"},
 	}
@@ -184,7 +188,7 @@ func TestRenderErrorFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := newTestRenderer(t, func(cfg *dataplane.Config) { cfg.ErrorFile503, cfg.ErrorFile404 = c.file503, c.file404 })
+			r := newTestRenderer(t, func(cfg *proxyconfig.Config) { cfg.ErrorFile503, cfg.ErrorFile404 = c.file503, c.file404 })
 			out := mustRender(t, r, snapshotOf([]*router.Route{served("ns", "r", "www.example.com")}, eps("ns", "r", "10.0.0.1")))
 			assertLines(t, "haproxy.cfg", string(out.Files[configFile].Data), r.cfg.WorkingDir, c.want, c.unwanted)
 			if own, ok := out.Files[errorPage503File]; ok != (c.file503 == "") || ok && own.Mode != 0o644 {
@@ -202,7 +206,7 @@ func TestRenderDefaultCertificate(t *testing.T) {
 	}
 	keyAndCert := string(p.Leaf.KeyPEM) + string(p.Leaf.CertPEM)
 	t.Run("DEFAULT_CERTIFICATE", func(t *testing.T) {
-		r := newTestRenderer(t, func(c *dataplane.Config) {
+		r := newTestRenderer(t, func(c *proxyconfig.Config) {
 			c.DefaultCertificate = "junk\n" + string(p.Leaf.CertPEM) + string(p.Leaf.KeyPEM)
 		})
 		out := mustRender(t, r, snapshotOf(nil))
@@ -216,7 +220,7 @@ func TestRenderDefaultCertificate(t *testing.T) {
 		if err := os.WriteFile(file, []byte(keyAndCert), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		r := newTestRenderer(t, func(c *dataplane.Config) { c.DefaultCertificatePath = file })
+		r := newTestRenderer(t, func(c *proxyconfig.Config) { c.DefaultCertificatePath = file })
 		out := mustRender(t, r, snapshotOf(nil))
 		if _, ok := out.Files[defaultCrtFile]; ok {
 			t.Error("certs/default.pem written although the certificate is a file of its own")
@@ -234,7 +238,7 @@ func TestRenderDefaultCertificate(t *testing.T) {
 		}
 		write("tls.crt", p.Leaf.CertPEM)
 		write("tls.key", p.Leaf.KeyPEM)
-		r := newTestRenderer(t, func(c *dataplane.Config) { c.DefaultCertificateDir = dir })
+		r := newTestRenderer(t, func(c *proxyconfig.Config) { c.DefaultCertificateDir = dir })
 		snap := snapshotOf(nil)
 		out := mustRender(t, r, snap)
 		if f := out.Files[defaultCrtFile]; string(f.Data) != keyAndCert || f.Mode != 0o600 {
@@ -332,7 +336,7 @@ func TestRenderDefaultCertificatePrecedence(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := newTestRenderer(t, func(cfg *dataplane.Config) {
+			r := newTestRenderer(t, func(cfg *proxyconfig.Config) {
 				if c.content {
 					cfg.DefaultCertificate = string(content.CertPEM) + string(content.KeyPEM)
 				}
@@ -368,7 +372,7 @@ func TestRenderClientAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	caFile, crlFile := writeTempFile(t, "ca.pem", string(ca.CertPEM)), writeTempFile(t, "ca.crl", string(crl))
-	r := newTestRenderer(t, func(c *dataplane.Config) {
+	r := newTestRenderer(t, func(c *proxyconfig.Config) {
 		c.MutualTLSAuth, c.MutualTLSAuthCA, c.MutualTLSAuthCRL, c.MutualTLSAuthFilter = "required", caFile, crlFile, "O=Acme"
 	})
 	out := mustRender(t, r, snapshotOf(nil))

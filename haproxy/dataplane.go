@@ -12,7 +12,7 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/router"
 )
@@ -27,7 +27,7 @@ import (
 // configuration depends on beyond the snapshots (DEFAULT_CERTIFICATE_DIR,
 // DEFAULT_DESTINATION_CA_PATH) are checked every 10 seconds.
 type DataPlane struct {
-	cfg      dataplane.Config
+	cfg      proxyconfig.Config
 	renderer *Renderer
 	process  *runtime.Process
 	// files reads the files the configuration copies; rendered is what
@@ -73,7 +73,7 @@ type DataPlaneOptions struct {
 // It raises the process's open-file limit to its hard limit, which HAProxy
 // inherits, and lowers ROUTER_MAX_CONNECTIONS to what fits in it (Serve
 // logs that), rather than let HAProxy run out of file descriptors.
-func NewDataPlane(cfg dataplane.Config, opts DataPlaneOptions) (*DataPlane, error) {
+func NewDataPlane(cfg proxyconfig.Config, opts DataPlaneOptions) (*DataPlane, error) {
 	var notes []string
 	limit, err := runtime.RaiseFileLimit()
 	if err != nil {
@@ -126,7 +126,7 @@ func (d *DataPlane) Serve(ctx context.Context, sub *router.Subscription, fb rout
 	defer d.process.Stop(ctx)
 	l := d.newLoop(ctx)
 	defer l.stop()
-	if clientAuthOn(d.cfg) {
+	if d.cfg.ClientAuthOn() {
 		d.files.crls.log = l.log
 		go d.files.crls.run(ctx)
 	}

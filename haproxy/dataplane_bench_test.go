@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/router"
@@ -212,7 +212,7 @@ func serveBenchRoutes(b *testing.B, n int, backends []router.Endpoint) *benchRou
 // serveBenchStore starts a DataPlane on free loopback ports, publishes
 // what s holds and waits until HAProxy serves it; it stops with the
 // benchmark. Further snapshots go through the returned feed.
-func serveBenchStore(b *testing.B, s *router.Store) (dataplane.Config, *DataPlane, *router.Feed) {
+func serveBenchStore(b *testing.B, s *router.Store) (proxyconfig.Config, *DataPlane, *router.Feed) {
 	d := settings.Defaults().DataPlane
 	d.WorkingDir = b.TempDir()
 	d.BindAddress = "127.0.0.1"

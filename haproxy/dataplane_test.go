@@ -14,7 +14,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/router"
 )
@@ -30,7 +30,7 @@ func requireHAProxy(t testing.TB) {
 }
 
 // liveDataPlane is a data-plane configuration on free loopback ports.
-func liveDataPlane(t *testing.T) dataplane.Config {
+func liveDataPlane(t *testing.T) proxyconfig.Config {
 	d := settings.Defaults().DataPlane
 	d.WorkingDir = t.TempDir()
 	d.BindAddress = "127.0.0.1"

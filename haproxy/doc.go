@@ -20,6 +20,7 @@
 // (haproxy/runtime/) and reports the routes it cannot serve to the router.
 //
 // It imports the router's snapshot types; the router must not import it.
-// Its settings are haproxy/dataplane's; the settings table
+// Its settings are haproxy/proxyconfig's Config, which NewRenderer
+// refuses unless Config.Validate accepts it; the settings table
 // (internal/settings) fills them and must not be imported here.
 package haproxy

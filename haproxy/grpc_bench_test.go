@@ -15,7 +15,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/routeshift/routeshift/certs"
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -85,7 +85,7 @@ func callRate(b *testing.B, call func(client int) error) float64 {
 // clients, their own certificate each) to gRPC backends speaking h2c, and
 // returns how to reach them.
 func grpcBenchRouter(b *testing.B, n int, backends []*grpcBackend, pki, leaf *certs.KeyPair) (*trafficRouter, []string) {
-	r := newTrafficRouter(b, func(d *dataplane.Config) { d.DisableHTTP2 = false })
+	r := newTrafficRouter(b, func(d *proxyconfig.Config) { d.DisableHTTP2 = false })
 	hosts := make([]string, n)
 	for i := range n {
 		hosts[i] = fmt.Sprintf("r%d.bench.example.com", i)
@@ -141,7 +141,7 @@ func BenchmarkGRPC(b *testing.B) {
 // caller). "h2/h1" is their ratio.
 func BenchmarkHTTP2Multiplexing(b *testing.B) {
 	pki := newCA(b, "bench CA")
-	r := newTrafficRouter(b, func(d *dataplane.Config) { d.DisableHTTP2 = false })
+	r := newTrafficRouter(b, func(d *proxyconfig.Config) { d.DisableHTTP2 = false })
 	r.endpoints("ns", "web", newBackend(b, "web", nil, nil))
 	r.route(rt("ns", "web", "web.example.com", 1, toService("web"),
 		terminated(routecore.TLSTerminationEdge, "", issue(b, pki, "web.example.com"), nil)))
@@ -191,7 +191,7 @@ func BenchmarkMutualTLSHandshake(b *testing.B) {
 		b.Fatal(err)
 	}
 	caFile, crlFile := writeTempFile(b, "ca.pem", string(clients.ca.CertPEM)), writeTempFile(b, "ca.crl", string(crl))
-	serve := func(mods ...func(*dataplane.Config)) *trafficRouter {
+	serve := func(mods ...func(*proxyconfig.Config)) *trafficRouter {
 		r := newTrafficRouter(b, mods...)
 		r.endpoints("ns", "web", newBackend(b, "web", nil, nil))
 		r.route(rt("ns", "web", "web.example.com", 1, toService("web"),
@@ -199,7 +199,7 @@ func BenchmarkMutualTLSHandshake(b *testing.B) {
 		return r.start()
 	}
 	plain := serve()
-	mutual := serve(func(d *dataplane.Config) {
+	mutual := serve(func(d *proxyconfig.Config) {
 		d.MutualTLSAuth, d.MutualTLSAuthCA, d.MutualTLSAuthCRL = "required", caFile, crlFile
 	})
 	rate := func(r *trafficRouter, kp *certs.KeyPair) func() float64 {

@@ -8,7 +8,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 )
 
 // Inputs are what Render needs besides the snapshot: the contents of the
@@ -50,7 +50,7 @@ func (c FileContents) equal(o FileContents) bool {
 // an error naming the setting: reencrypt endpoints are not left
 // unverified, nor clients unchecked, because a file is broken.
 type FileLoader struct {
-	cfg dataplane.Config
+	cfg proxyconfig.Config
 	// crls fetches the CRLs of the client CA bundle's distribution points
 	// (the data plane runs it).
 	crls *crlFetcher
@@ -61,7 +61,7 @@ type FileLoader struct {
 }
 
 // NewFileLoader returns a loader for the files cfg names.
-func NewFileLoader(cfg dataplane.Config) *FileLoader {
+func NewFileLoader(cfg proxyconfig.Config) *FileLoader {
 	return &FileLoader{cfg: cfg, crls: newCRLFetcher()}
 }
 
@@ -84,7 +84,7 @@ func (l *FileLoader) Load() (FileContents, error) {
 			out.DestinationCA = data
 		}
 	}
-	if clientAuthOn(l.cfg) {
+	if l.cfg.ClientAuthOn() {
 		if out.ClientCA, out.ClientCRLs, err = l.clientAuth(); err != nil {
 			return FileContents{}, err
 		}
@@ -120,7 +120,7 @@ func (l *FileLoader) clientAuth() (ca, crls []byte, err error) {
 // Changed checks.
 func (l *FileLoader) Watches() bool {
 	return l.cfg.DefaultCertificateDir != "" && l.cfg.DefaultCertificate == "" && l.cfg.DefaultCertificatePath == "" ||
-		l.cfg.DefaultDestinationCAPath != "" || clientAuthOn(l.cfg)
+		l.cfg.DefaultDestinationCAPath != "" || l.cfg.ClientAuthOn()
 }
 
 // Changed reports whether the files differ from rendered, the contents

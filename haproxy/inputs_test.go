@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/internal/fixtures"
 	"github.com/routeshift/routeshift/router"
 )
@@ -19,7 +19,7 @@ func TestRenderReadsNoFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newTestRenderer(t, func(c *dataplane.Config) {
+	r := newTestRenderer(t, func(c *proxyconfig.Config) {
 		c.DefaultDestinationCAPath = "/nonexistent/service-ca.crt"
 		c.MutualTLSAuth, c.MutualTLSAuthCA = "required", "/nonexistent/client-ca.pem"
 	})

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/router"
 )
@@ -33,7 +33,7 @@ const probeDir = "probe"
 // isolator finds the routes HAProxy refuses among a set of routes.
 type isolator struct {
 	haproxy string
-	cfg     dataplane.Config
+	cfg     proxyconfig.Config
 	// renderer renders the probes; nil before the first one and after a
 	// probe's files could not be written.
 	renderer *Renderer
@@ -48,7 +48,7 @@ type isolator struct {
 // newIsolator returns an isolator that probes with the settings of cfg in
 // cfg.WorkingDir/probe, the default certificate defaultPEM (when the
 // configuration holds one) and the contents files last read (nil: none).
-func newIsolator(cfg dataplane.Config, haproxy string, defaultPEM []byte, files *FileLoader) *isolator {
+func newIsolator(cfg proxyconfig.Config, haproxy string, defaultPEM []byte, files *FileLoader) *isolator {
 	cfg.WorkingDir = filepath.Join(cfg.WorkingDir, probeDir)
 	if defaultPEM != nil && cfg.DefaultCertificateDir == "" && cfg.DefaultCertificatePath == "" {
 		cfg.DefaultCertificate = string(defaultPEM)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
@@ -259,7 +259,7 @@ func TestRenderUnsafeRouteData(t *testing.T) {
 // HTTP/2 requests for another host than the SNI name get 421.
 func TestRenderHTTP2(t *testing.T) {
 	for _, disabled := range []bool{true, false} {
-		r := newTestRenderer(t, func(c *dataplane.Config) { c.DisableHTTP2 = disabled })
+		r := newTestRenderer(t, func(c *proxyconfig.Config) { c.DisableHTTP2 = disabled })
 		out := mustRender(t, r, snapshotOf([]*router.Route{served("ns", "main", "www.example.com", edgeRedirect, ownCert(t))}))
 		crt := "WORKDIR/certs/ns_main.pem www.example.com"
 		misdirected := "http-request return status 421 if { ssl_fc_alpn -i h2 } !{ ssl_fc_sni,lower,strcmp(txn.host) eq 0 }"

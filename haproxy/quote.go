@@ -74,19 +74,3 @@ func nameSafe(s string) bool {
 	}
 	return true
 }
-
-// pathSafe reports whether a file path from the router's settings can be
-// printed as it is, also inside converter arguments such as map_str(...):
-// letters, digits and / . _ - + @ only.
-func pathSafe(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("/._-+@", c) >= 0) {
-			return false
-		}
-	}
-	return true
-}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
@@ -38,7 +38,7 @@ func TestReloadReasons(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		cfg      func(*dataplane.Config)
+		cfg      func(*proxyconfig.Config)
 		routes   map[string]*router.Route
 		services map[string]*router.ServiceEndpoints
 		want     []runtime.Reason
@@ -63,7 +63,7 @@ func TestReloadReasons(t *testing.T) {
 		{name: "alternate service added",
 			routes: map[string]*router.Route{"ns/r": served("ns", "r", "r.example.com", withBackends(svcWeight("ns", "r", 100), svcWeight("ns", "b", 100)))},
 			want:   []runtime.Reason{{Kind: ReasonServices, Subject: "backend be_http:ns:r"}}},
-		{name: "endpoint added with TEMPLATE_FILE", cfg: func(c *dataplane.Config) { c.TemplateFile = writeTempFile(t, "t.cfg", string(builtinBackend)) },
+		{name: "endpoint added with TEMPLATE_FILE", cfg: func(c *proxyconfig.Config) { c.TemplateFile = writeTempFile(t, "t.cfg", string(builtinBackend)) },
 			services: map[string]*router.ServiceEndpoints{"ns/r": two},
 			want:     []runtime.Reason{{Kind: ReasonSlotsAddedTemplate, Subject: "backend be_http:ns:r"}}},
 		{name: "certificate changed: runtime API",
@@ -85,7 +85,7 @@ func TestReloadReasons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var mods []func(*dataplane.Config)
+			var mods []func(*proxyconfig.Config)
 			if tt.cfg != nil {
 				mods = append(mods, tt.cfg)
 			}
@@ -117,7 +117,7 @@ func TestReloadReasonsFiles(t *testing.T) {
 		}
 	}
 	write("first CA")
-	r := newTestRenderer(t, func(c *dataplane.Config) { c.DefaultDestinationCAPath = ca })
+	r := newTestRenderer(t, func(c *proxyconfig.Config) { c.DefaultDestinationCAPath = ca })
 	snap := snapshotOf([]*router.Route{served("ns", "r", "r.example.com", reencrypt)}, eps("ns", "r", "10.0.0.1"))
 	mustRender(t, r, snap)
 	write("second CA")

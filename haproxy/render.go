@@ -12,7 +12,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/parallel"
 	"github.com/routeshift/routeshift/routecore"
@@ -27,7 +27,7 @@ const backendFiles = 64
 // Renderer turns Snapshots into HAProxy configuration, re-rendering only
 // what changed. It is not safe for concurrent use.
 type Renderer struct {
-	cfg         dataplane.Config
+	cfg         proxyconfig.Config
 	backend     backendDefaults
 	tmpl        *template.Template
 	defaultCert *defaultCertificate
@@ -89,11 +89,12 @@ type backendFile struct {
 
 // NewRenderer validates cfg (and parses TEMPLATE_FILE if set, trying it
 // on sample data) and returns a renderer.
-func NewRenderer(cfg dataplane.Config) (*Renderer, error) {
-	cfg, err := checkDataPlaneConfig(cfg)
-	if err != nil {
+func NewRenderer(cfg proxyconfig.Config) (*Renderer, error) {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg = cfg.AbsWorkingDir()
+	var err error
 	r := &Renderer{cfg: cfg, backend: newBackendDefaults(cfg), routes: map[string]*routeRender{}, byService: map[string]map[string]bool{},
 		files: map[string]runtime.File{}, refusedKeys: map[string]bool{}, fresh: map[string]*router.Route{}}
 	if r.tmpl, err = loadTemplates(cfg.TemplateFile); err != nil {

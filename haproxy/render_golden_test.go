@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
@@ -181,7 +182,7 @@ global
   spread-checks 5
   max-spread-checks 5000ms
   ssl-default-bind-options ssl-min-ver TLSv1.2
-  ssl-default-bind-ciphers ` + cipherProfiles["intermediate"] + `
+  ssl-default-bind-ciphers ` + proxyconfig.CipherList("intermediate") + `
   ssl-default-bind-ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256
   tune.ssl.default-dh-param 2048
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
 )
@@ -47,7 +47,7 @@ func TestRenderHAProxyAcceptsEverything(t *testing.T) {
 	if err := os.WriteFile(caFile, []byte(probe.TLS.DestinationCACertificate), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := newTestRenderer(t, func(c *dataplane.Config) {
+	r := newTestRenderer(t, func(c *proxyconfig.Config) {
 		c.Threads, c.Ciphers, c.StrictSNI, c.UseProxyProtocol = 2, "old", true, true
 		c.EnableCompression, c.SyslogAddress, c.SyslogFormat = true, "127.0.0.1:514", "%ci:%cp [%tr] %ft %b/%s %ST %B %{+Q}r"
 		c.StatsPort, c.StatsUsername, c.StatsPassword = 11936, "admin", "secret"

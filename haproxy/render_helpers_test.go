@@ -14,7 +14,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/fixtures"
 	"github.com/routeshift/routeshift/internal/settings"
@@ -28,7 +28,7 @@ import (
 var renderEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // testDataPlane is the default data plane in dir, on unprivileged ports.
-func testDataPlane(dir string) dataplane.Config {
+func testDataPlane(dir string) proxyconfig.Config {
 	cfg := settings.Defaults().DataPlane
 	cfg.WorkingDir = dir
 	cfg.HTTPPort, cfg.HTTPSPort, cfg.SNIPort, cfg.NoSNIPort = 18080, 18443, 20444, 20443
@@ -36,7 +36,7 @@ func testDataPlane(dir string) dataplane.Config {
 }
 
 // newTestRenderer renders into a temporary working directory.
-func newTestRenderer(t testing.TB, mods ...func(*dataplane.Config)) *Renderer {
+func newTestRenderer(t testing.TB, mods ...func(*proxyconfig.Config)) *Renderer {
 	t.Helper()
 	cfg := testDataPlane(renderWorkDir(t))
 	for _, m := range mods {

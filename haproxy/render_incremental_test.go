@@ -12,7 +12,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/fixtures"
 	"github.com/routeshift/routeshift/routecore"
@@ -255,7 +255,7 @@ func TestRenderDoesNotModifySnapshot(t *testing.T) {
 	before := *rt
 	tls := *rt.TLS
 	svc := eps("ns", "r", "10.0.0.2", "10.0.0.1")
-	mustRender(t, newTestRenderer(t, func(c *dataplane.Config) { c.BackendProcessEndpoints = "shuffle" }), snapshotOf([]*router.Route{rt}, svc))
+	mustRender(t, newTestRenderer(t, func(c *proxyconfig.Config) { c.BackendProcessEndpoints = "shuffle" }), snapshotOf([]*router.Route{rt}, svc))
 	if rt.TLS != before.TLS || *rt.TLS != tls || rt.Path != before.Path || svc.Endpoints[0].IP != "10.0.0.2" || rt.Overrides.IPAllowlist[0] != "10.0.0.1" {
 		t.Error("the snapshot was modified")
 	}
@@ -365,7 +365,7 @@ func TestRenderShuffleEndpoints(t *testing.T) {
 	// order of the first render and the slots the grown service added.
 	run := func(t *testing.T, shuffle bool) (firstOrder, addedOrder []string) {
 		t.Helper()
-		r := newTestRenderer(t, func(c *dataplane.Config) {
+		r := newTestRenderer(t, func(c *proxyconfig.Config) {
 			if shuffle {
 				c.BackendProcessEndpoints = "shuffle"
 			}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
@@ -134,13 +134,13 @@ func TestRenderStandbyOnlyNewRoutes(t *testing.T) {
 func TestRenderStandbyBackends(t *testing.T) {
 	cases := []struct {
 		name string
-		mod  func(*dataplane.Config)
+		mod  func(*proxyconfig.Config)
 		want int // standby backends of each kind
 	}{
-		{"default", func(*dataplane.Config) {}, 10},
-		{"three", func(c *dataplane.Config) { c.StandbyBackends = 3 }, 3},
-		{"none", func(c *dataplane.Config) { c.StandbyBackends = 0 }, 0},
-		{"ROUTER_COOKIE_NAME", func(c *dataplane.Config) { c.StandbyBackends, c.CookieName = 1, "sticky" }, 1},
+		{"default", func(*proxyconfig.Config) {}, 10},
+		{"three", func(c *proxyconfig.Config) { c.StandbyBackends = 3 }, 3},
+		{"none", func(c *proxyconfig.Config) { c.StandbyBackends = 0 }, 0},
+		{"ROUTER_COOKIE_NAME", func(c *proxyconfig.Config) { c.StandbyBackends, c.CookieName = 1, "sticky" }, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

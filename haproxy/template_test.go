@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/router"
 )
 
@@ -26,7 +26,7 @@ func TestTemplateFileReplacesBackend(t *testing.T) {
   server {{.Name}} {{.Endpoint}}{{if .Enabled}} weight {{.Weight}}{{else}} disabled{{end}}
 {{- end}}
 {{end}}`)
-	r := newTestRenderer(t, func(c *dataplane.Config) { c.TemplateFile = file })
+	r := newTestRenderer(t, func(c *proxyconfig.Config) { c.TemplateFile = file })
 	snap := snapshotOf([]*router.Route{served("ns", "r", "www.example.com")}, eps("ns", "r", "10.0.0.1"))
 	out := mustRender(t, r, snap)
 	want := "backend be_http:ns:r from http_route\n  # route ns/r\n  server s0 10.0.0.1:8080 weight 1\n"
@@ -59,7 +59,7 @@ func TestTemplateFileSeesServices(t *testing.T) {
   server {{.Name}} {{.Endpoint}}{{if .Enabled}} weight {{.Weight}}{{else}} disabled{{end}} # {{.Service}}
 {{- end}}
 {{end}}`)
-	r := newTestRenderer(t, func(c *dataplane.Config) { c.TemplateFile = file })
+	r := newTestRenderer(t, func(c *proxyconfig.Config) { c.TemplateFile = file })
 	rt := served("ns", "r", "www.example.com", withBackends(svcWeight("ns", "a", 20), svcWeight("ns", "b", 10), svcWeight("ns", "Bad Name\n", 5)))
 	out := mustRender(t, r, snapshotOf([]*router.Route{rt}, eps("ns", "a", "10.0.0.1"), eps("ns", "b", "10.0.0.2")))
 	want := "backend be_http:ns:r from http_route\n" +
@@ -87,7 +87,7 @@ defaults tcp_route
   timeout client 5s
   timeout server 5s
 `)
-	r := newTestRenderer(t, func(c *dataplane.Config) { c.TemplateFile = file })
+	r := newTestRenderer(t, func(c *proxyconfig.Config) { c.TemplateFile = file })
 	out := mustRender(t, r, snapshotOf([]*router.Route{served("ns", "r", "www.example.com")}))
 	if got := string(out.Files[configFile].Data); !strings.HasPrefix(got, "# custom\nglobal\n  maxconn 20000\n") {
 		t.Errorf("haproxy.cfg:\n%s", got)
@@ -127,7 +127,7 @@ func TestTemplateFailsForOneRoute(t *testing.T) {
   server {{.Name}} {{.Endpoint}}{{if .Enabled}} weight {{.Weight}}{{else}} disabled{{end}}
 {{- end}}
 {{end}}`)
-	r := newTestRenderer(t, func(c *dataplane.Config) { c.TemplateFile = file })
+	r := newTestRenderer(t, func(c *proxyconfig.Config) { c.TemplateFile = file })
 	good := snapshotOf([]*router.Route{served("ns", "good", "good.example.com")})
 	mustRender(t, r, good)
 	bad := nextSnapshot(good, map[string]*router.Route{"ns/bad": served("ns", "bad", "bad.example.com")}, nil)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 )
 
 // TestTrafficBindBeforeSync: with ROUTER_BIND_PORTS_AFTER_SYNC false,
@@ -15,7 +15,7 @@ import (
 // caches sync (every request a 503, the process not ready), and the first
 // complete model loads at once, not RELOAD_INTERVAL later.
 func TestTrafficBindBeforeSync(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ReloadInterval = time.Hour })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.ReloadInterval = time.Hour })
 	p, err := NewDataPlane(r.cfg, DataPlaneOptions{})
 	if err != nil {
 		t.Fatal(err)

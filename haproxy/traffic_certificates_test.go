@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/routeshift/routeshift/certs"
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/routecore"
 	"github.com/routeshift/routeshift/router"
 )
@@ -101,7 +101,7 @@ func (r *trafficRouter) servesCertificate(t *testing.T, serverName string, kp *c
 // under "reload".
 func TestTrafficCertificatesWithoutReload(t *testing.T) {
 	_, defaultLeaf := routerDefaultCertificate(t)
-	r := newTrafficRouter(t, func(d *dataplane.Config) {
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) {
 		d.DefaultCertificate = string(defaultLeaf.CertPEM) + string(defaultLeaf.KeyPEM)
 	})
 	ca := newCA(t, "renewals CA")

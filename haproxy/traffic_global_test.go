@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -47,7 +47,7 @@ func rawGet(conn net.Conn, host string, header ...string) reply {
 // and the endpoint sees the header's source address in X-Forwarded-For;
 // a connection without the header is not served.
 func TestTrafficProxyProtocol(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.UseProxyProtocol = true })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.UseProxyProtocol = true })
 	b := newBackend(t, "web", func(w http.ResponseWriter, req *http.Request) {
 		fmt.Fprint(w, req.Header.Get("X-Forwarded-For"))
 	}, nil)
@@ -107,7 +107,7 @@ func TestTrafficProxyProtocol(t *testing.T) {
 // credentials), and /healthz there to anyone.
 func TestTrafficStatsListener(t *testing.T) {
 	const user, password = "admin", "p@ss w'rd:1"
-	r := newTrafficRouter(t, func(d *dataplane.Config) {
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) {
 		d.StatsPort, d.StatsUsername, d.StatsPassword = freePorts(t, 1)[0], user, password
 	})
 	r.endpoints("ns", "web", newBackend(t, "web", nil, nil))
@@ -155,7 +155,7 @@ func TestTrafficStatsListener(t *testing.T) {
 // alone.
 func TestTrafficCompression(t *testing.T) {
 	text := strings.Repeat("routeshift compresses text/plain responses. ", 200)
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.EnableCompression, d.CompressionMIME = true, "text/plain" })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.EnableCompression, d.CompressionMIME = true, "text/plain" })
 	r.endpoints("ns", "web", newBackend(t, "web", func(w http.ResponseWriter, req *http.Request) {
 		switch req.URL.Path {
 		case "/text":

@@ -16,7 +16,7 @@ import (
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
 )
@@ -42,7 +42,7 @@ type grpcCase struct {
 // route of each termination to gRPC backends, and returns how to reach
 // each.
 func grpcRoutes(t *testing.T, mods ...func(*routecore.Route)) (*trafficRouter, []grpcCase) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.DisableHTTP2 = false })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.DisableHTTP2 = false })
 	pki := newCA(t, "gRPC test CA")
 	roots := pool(pki)
 	plain, secure := newGRPCBackend(t, "plain", nil), newGRPCBackend(t, "secure", issue(t, pki, "127.0.0.1"))
@@ -206,7 +206,7 @@ func TestTrafficGRPCLongStreams(t *testing.T) {
 // 503 in HTTP/2, which gRPC clients report as UNAVAILABLE, not as a
 // protocol error.
 func TestTrafficGRPCUnavailable(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.DisableHTTP2 = false })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.DisableHTTP2 = false })
 	pki := newCA(t, "gRPC test CA")
 	r.route(rt("ns", "http", "empty.example.com", 1, toService("none")))
 	r.route(rt("ns", "edge", "empty-edge.example.com", 2, toService("none"),
@@ -266,7 +266,7 @@ func TestTrafficGRPCScale(t *testing.T) {
 // endpoints' port reloads HAProxy with the reason "server protocol
 // (appProtocol)", and gRPC works; removed, it reloads again and gRPC stops.
 func TestTrafficGRPCAppProtocol(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ReloadInterval = time.Minute })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.ReloadInterval = time.Minute })
 	clock := r.withFakeClock()
 	b := newGRPCBackend(t, "grpc", nil)
 	r.grpcEndpoints("ns", "grpc", "", b)

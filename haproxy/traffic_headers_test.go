@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -25,7 +25,7 @@ import (
 // route only, over HTTP and TLS; X-SSL* headers from clients never reach
 // the endpoints, whatever the policy.
 func TestTrafficForwardedHeadersPerRoute(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ForwardedHeaders = "replace" })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.ForwardedHeaders = "replace" })
 	r.endpoints("ns", "web", newBackend(t, "web", func(w http.ResponseWriter, req *http.Request) {
 		for _, h := range []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Port", "X-Forwarded-Proto"} {
 			fmt.Fprintf(w, "%s: %s\n", h, strings.Join(req.Header.Values(h), ", "))
@@ -155,7 +155,7 @@ func (r *trafficRouter) rawRequest(t *testing.T, head string) string {
 // clients of every route get them so in responses. Routes without the
 // annotation send lower-case names.
 func TestTrafficH1AdjustCase(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.H1CaseAdjust = []string{"X-Custom-Header", "X-Reply"} })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.H1CaseAdjust = []string{"X-Custom-Header", "X-Reply"} })
 	reply := "HTTP/1.1 200 OK\r\nx-reply: yes\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"
 	adjusted, plain := newRawBackend(t, reply), newRawBackend(t, reply)
 	r.store.SetEndpointSlice(endpointSlice("ns", "adjusted", "adjusted-1", adjusted.ip, adjusted.port))

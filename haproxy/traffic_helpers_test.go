@@ -27,7 +27,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/routeshift/routeshift/certs"
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/freeport"
 	"github.com/routeshift/routeshift/internal/settings"
@@ -46,7 +46,7 @@ import (
 // metrics go to reg.
 type trafficRouter struct {
 	t   testing.TB
-	cfg dataplane.Config
+	cfg proxyconfig.Config
 	// storeMu guards store between the test and the data plane's reports
 	// (NotServable).
 	storeMu sync.Mutex
@@ -102,7 +102,7 @@ func (r *trafficRouter) logged() string {
 // refuses in paths.
 func trafficWorkDir(t testing.TB) string {
 	dir := t.TempDir()
-	if len(dir) <= 70 && pathSafe(dir) {
+	if len(dir) <= 70 && proxyconfig.PathSafe(dir) {
 		return dir
 	}
 	dir, err := os.MkdirTemp("", "traffic")
@@ -114,7 +114,7 @@ func trafficWorkDir(t testing.TB) string {
 }
 
 // trafficDataPlane is the default data plane on free loopback ports.
-func trafficDataPlane(t testing.TB) dataplane.Config {
+func trafficDataPlane(t testing.TB) proxyconfig.Config {
 	d := settings.Defaults().DataPlane
 	d.WorkingDir = trafficWorkDir(t)
 	d.BindAddress = "127.0.0.1"
@@ -144,7 +144,7 @@ func freePorts(t testing.TB, n int) []int {
 
 // newTrafficRouter returns a router whose data plane has mods applied; it
 // is not started.
-func newTrafficRouter(t testing.TB, mods ...func(*dataplane.Config)) *trafficRouter {
+func newTrafficRouter(t testing.TB, mods ...func(*proxyconfig.Config)) *trafficRouter {
 	t.Helper()
 	requireHAProxy(t)
 	d := trafficDataPlane(t)

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/settings"
 )
@@ -19,7 +19,7 @@ import (
 // nor reloads with a warning about it.
 func TestTrafficMaxConnFitsTheFileLimit(t *testing.T) {
 	def := settings.Defaults().DataPlane.MaxConnections
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.MaxConnections = def })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.MaxConnections = def })
 	web := newBackend(t, "web", nil, nil)
 	r.endpoints("ns", "web", web)
 	r.route(rt("ns", "web", "web.example.com", 1, toService("web")))

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/routeshift/routeshift/certs"
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -102,7 +102,7 @@ func TestTrafficMutualTLS(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			p := newMTLSPKI(t, "")
 			caFile, crlFile := writeTempFile(t, "ca.pem", string(p.ca.CertPEM)), writeTempFile(t, "ca.crl", string(p.crl(t, 1, time.Hour, p.revoked)))
-			r, serverCA := mtlsRouter(t, func(d *dataplane.Config) {
+			r, serverCA := mtlsRouter(t, func(d *proxyconfig.Config) {
 				d.MutualTLSAuth, d.MutualTLSAuthCA, d.MutualTLSAuthCRL, d.MutualTLSAuthFilter = mode, caFile, crlFile, "^/O=Acme/"
 			})
 			const served, refused, forbidden = "served", "refused", "403"
@@ -183,7 +183,7 @@ func checkClientHeaders(t *testing.T, name, mode, body string) {
 // its own certificate from the returned CA) and later.example.com (edge,
 // the default certificate) from an endpoint that echoes the X-SSL*
 // headers, and pass.example.com (passthrough).
-func mtlsRouter(t *testing.T, mods ...func(*dataplane.Config)) (*trafficRouter, *certs.KeyPair) {
+func mtlsRouter(t *testing.T, mods ...func(*proxyconfig.Config)) (*trafficRouter, *certs.KeyPair) {
 	t.Helper()
 	r := newTrafficRouter(t, mods...)
 	serverCA := newCA(t, "server CA")
@@ -205,7 +205,7 @@ func mtlsRouter(t *testing.T, mods ...func(*dataplane.Config)) (*trafficRouter, 
 func TestTrafficMutualTLSFiles(t *testing.T) {
 	p := newMTLSPKI(t, "")
 	caFile, crlFile := writeTempFile(t, "ca.pem", string(p.ca.CertPEM)), writeTempFile(t, "ca.crl", string(p.crl(t, 1, time.Hour)))
-	r, serverCA := mtlsRouter(t, func(d *dataplane.Config) {
+	r, serverCA := mtlsRouter(t, func(d *proxyconfig.Config) {
 		d.MutualTLSAuth, d.MutualTLSAuthCA, d.MutualTLSAuthCRL = "required", caFile, crlFile
 	})
 	get := func(kp *certs.KeyPair) reply { return fetch(r.mtlsClient(serverCA, kp), "https://secure.example.com/") }
@@ -259,7 +259,7 @@ func TestTrafficMutualTLSDistributionPoint(t *testing.T) {
 	t.Cleanup(func() { _ = crlServer.Close() })
 	p := newMTLSPKI(t, "http://"+l.Addr().String()+"/clients.crl")
 	caFile := writeTempFile(t, "ca.pem", string(p.ca.CertPEM))
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.MutualTLSAuth, d.MutualTLSAuthCA = "required", caFile })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.MutualTLSAuth, d.MutualTLSAuthCA = "required", caFile })
 	serverCA := newCA(t, "server CA")
 	r.endpoints("ns", "echo", newBackend(t, "echo", clientCertEcho, nil))
 	r.route(rt("ns", "secure", "secure.example.com", 1, toService("echo"),

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -129,7 +129,7 @@ func setCookie(x reply, name string) (*http.Cookie, string) {
 // reachable over plain HTTP get neither Secure nor SameSite.
 func TestTrafficCookieSettings(t *testing.T) {
 	const shared = "router_cookie"
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.CookieName = shared })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.CookieName = shared })
 	r.endpoints("ns", "app", newBackend(t, "endpoint-1", nil, nil), newBackend(t, "endpoint-2", nil, nil))
 	roundrobin := annotated(routecore.AnnBalance, "roundrobin")
 	edge := routecore.TLSTerminationEdge
@@ -273,7 +273,7 @@ func TestTrafficPodConcurrentConnections(t *testing.T) {
 	}
 	// Queued requests wait at most "timeout queue", which is the connect
 	// timeout: longer than the test.
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ConnectTimeout = 2 * time.Minute })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.ConnectTimeout = 2 * time.Minute })
 	g1, g2 := &gauge{}, &gauge{}
 	r.endpoints("ns", "capped", newBackend(t, "endpoint-1", held(g1), nil), newBackend(t, "endpoint-2", held(g2), nil))
 	r.route(rt("ns", "capped", "capped.example.com", 1, toService("capped"),
@@ -348,7 +348,7 @@ func TestTrafficPodConcurrentConnections(t *testing.T) {
 // of all servers over the shortest interval of at least 1s, which an
 // hourly route would stretch to an hour.
 func TestTrafficHealthCheckInterval(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.BackendCheckInterval = time.Hour })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.BackendCheckInterval = time.Hour })
 	alive, dying := newBackend(t, "alive", nil, nil), newBackend(t, "dying", nil, nil)
 	r.endpoints("ns", "pair", alive, dying)
 	r.route(rt("ns", "checked", "checked.example.com", 1, toService("pair"), annotated(routecore.AnnBalance, "roundrobin"),
@@ -442,7 +442,7 @@ func TestTrafficLargeIPAllowlist(t *testing.T) {
 // and "leastconn" sends new requests away from an endpoint busy with a
 // long request.
 func TestTrafficBalanceAlgorithms(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.LoadBalanceAlgorithm = "roundrobin" })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.LoadBalanceAlgorithm = "roundrobin" })
 	release := make(chan struct{})
 	defer close(release)
 	holding := make(chan string, 4)

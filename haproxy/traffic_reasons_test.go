@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
 )
@@ -56,7 +56,7 @@ func (r *trafficRouter) wantReloadLogged(t *testing.T, want runtime.Reason) {
 // reloads HAProxy once, counted in routeshift_router_reloads_total under
 // its reason and logged with it; endpoint churn reloads nothing.
 func TestTrafficReloadReasons(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ReloadInterval = time.Minute })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.ReloadInterval = time.Minute })
 	clock := r.withFakeClock()
 	ca := newCA(t, "reasons CA")
 	first := issue(t, ca, "tls.example.com")

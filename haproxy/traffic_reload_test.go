@@ -17,8 +17,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/haproxy/exporter"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/routecore"
 )
@@ -94,11 +94,10 @@ func (r *trafficRouter) scaleTo(t *testing.T, host, svc string, bs ...*goBackend
 // TestTrafficReliability shares one router between its subtests: hitless
 // reloads under load, HAProxy killed, endpoints scaled without reloads.
 func TestTrafficReliability(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) {
-		// The settings refuse less than 1s; the Process takes any interval,
-		// and a short one lets the test force 100 reloads quickly.
-		d.ReloadInterval = 20 * time.Millisecond
-	})
+	r := newTrafficRouter(t)
+	// RELOAD_INTERVAL is at least 1s; a clock a second ahead at each
+	// reading lets the test force 100 reloads quickly.
+	r.now = racingClock()
 	stable1, stable2 := newBackend(t, "stable", nil, nil), newBackend(t, "stable", nil, nil)
 	churn := newBackend(t, "churn", nil, nil)
 	pod1, pod2, pod3 := newBackend(t, "pod-1", nil, nil), newBackend(t, "pod-2", nil, nil), newBackend(t, "pod-3", nil, nil)
@@ -262,7 +261,7 @@ func TestTrafficRefusedConfiguration(t *testing.T) {
 	custom := strings.Replace(string(builtin), backendHead,
 		backendHead+"\n{{- if eq .Route \"ns/broken\"}}\n  this-is-not-a-directive\n{{- end}}", 1)
 	template := writeTempFile(t, "template.cfg", custom)
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.TemplateFile = template })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.TemplateFile = template })
 	web := newBackend(t, "web", nil, nil)
 	r.endpoints("ns", "web", web)
 	r.route(rt("ns", "good", "good.example.com", 1, toService("web")))
@@ -392,6 +391,14 @@ type fakeClock struct{ offset atomic.Int64 }
 func (c *fakeClock) now() time.Time          { return time.Unix(1e9, 0).Add(time.Duration(c.offset.Load())) }
 func (c *fakeClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 
+// racingClock reads the real time plus one second more at each reading,
+// so that RELOAD_INTERVAL (1s in these tests) has always passed since the
+// last load.
+func racingClock() func() time.Time {
+	var n atomic.Int64
+	return func() time.Time { return time.Now().Add(time.Duration(n.Add(1)) * time.Second) }
+}
+
 // withFakeClock makes r measure RELOAD_INTERVAL with a fakeClock and tick
 // only when tick is called.
 func (r *trafficRouter) withFakeClock() *fakeClock {
@@ -418,7 +425,7 @@ func TestTrafficReloadInterval(t *testing.T) {
 	const interval = time.Minute
 	// Without standby backends, which would serve the new routes before
 	// the reload (TestTrafficStandbyBackends).
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ReloadInterval, d.StandbyBackends = interval, 0 })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.ReloadInterval, d.StandbyBackends = interval, 0 })
 	clock := r.withFakeClock()
 	web := newBackend(t, "web", nil, nil)
 	r.endpoints("ns", "web", web)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 )
 
 // A configuration that cannot be rendered or loaded is applied again
@@ -46,7 +46,7 @@ func TestTrafficRetryUnreadableCertificate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.DefaultCertificateDir = dir })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.DefaultCertificateDir = dir })
 	// The file check would not see a change (the certificate comes back
 	// the same): only the retry can load the route.
 	r.filePoll = time.Hour
@@ -93,7 +93,7 @@ func TestTrafficRetryUnreadableCertificate(t *testing.T) {
 // without any new change.
 func TestTrafficRetryRefusedFirstConfiguration(t *testing.T) {
 	page := writeTempFile(t, "503.http", "HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\n\r\ndown\n")
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ErrorFile503 = page })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.ErrorFile503 = page })
 	r.endpoints("ns", "web", newBackend(t, "web", nil, nil))
 	r.route(rt("ns", "web", "web.example.com", 1, toService("web")))
 	failures := r.counterValue(t, "routeshift_router_reload_failures_total")

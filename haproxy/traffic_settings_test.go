@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -23,7 +23,7 @@ import (
 func TestTrafficErrorFiles(t *testing.T) {
 	page503 := writeTempFile(t, "503.http", "HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/html\r\nCache-Control: no-cache\r\n\r\n<h1>we are down</h1>\n")
 	page404 := writeTempFile(t, "404.http", "HTTP/1.0 404 Not Found\r\nContent-Type: text/html\r\nCache-Control: no-cache\r\n\r\n<h1>no such site</h1>\n")
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ErrorFile503, d.ErrorFile404 = page503, page404 })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.ErrorFile503, d.ErrorFile404 = page503, page404 })
 	r.endpoints("ns", "web", newBackend(t, "web", nil, nil))
 	r.route(rt("ns", "web", "web.example.com", 1, toService("web")))
 	r.route(rt("ns", "empty", "empty.example.com", 2, toService("nothing")))
@@ -46,7 +46,7 @@ func TestTrafficErrorFiles(t *testing.T) {
 
 // TestTrafficTLSVersions: SSL_MIN_VERSION refuses older clients.
 func TestTrafficTLSVersions(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.SSLMinVersion = "TLSv1.3" })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.SSLMinVersion = "TLSv1.3" })
 	r.endpoints("ns", "web", newBackend(t, "web", nil, nil))
 	r.route(rt("ns", "edge", "secure.example.com", 1, toService("web"), terminated("edge", "", nil, nil)))
 	r.start()
@@ -71,7 +71,7 @@ func TestTrafficTLSVersions(t *testing.T) {
 // a transfer the previous worker still serves: the client's connection
 // ends, and the backend sees its client go before it has sent everything.
 func TestTrafficHardStopAfter(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.HardStopAfter = time.Second })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.HardStopAfter = time.Second })
 	// The backend streams a line every 100ms for 30s, and says whether it
 	// got to the end.
 	finished := make(chan bool, 1)
@@ -153,7 +153,7 @@ func TestTrafficForwardedHeaders(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.policy, func(t *testing.T) {
-			r := newTrafficRouter(t, func(d *dataplane.Config) { d.ForwardedHeaders = routecore.ForwardedHeadersPolicy(c.policy) })
+			r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.ForwardedHeaders = routecore.ForwardedHeadersPolicy(c.policy) })
 			r.endpoints("ns", "web", newBackend(t, "web", func(w http.ResponseWriter, req *http.Request) {
 				for _, h := range []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
 					fmt.Fprintf(w, "%s: %s\n", h, strings.Join(req.Header.Values(h), ", "))

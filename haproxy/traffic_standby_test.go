@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -24,7 +24,7 @@ import (
 // frees the standby backends for the next new route.
 func TestTrafficStandbyBackends(t *testing.T) {
 	const interval = time.Minute
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.ReloadInterval, d.StandbyBackends = interval, 2 })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.ReloadInterval, d.StandbyBackends = interval, 2 })
 	clock := r.withFakeClock()
 	web, api1, api2 := newBackend(t, "web", nil, nil), newBackend(t, "api-1", nil, nil), newBackend(t, "api-2", nil, nil)
 	pod := newBackend(t, "pod", nil, tlsServerConfig(t, issue(t, newCA(t, "pod CA"), "pass.example.com")))

@@ -13,7 +13,7 @@ import (
 	"github.com/go-logr/logr/testr"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -91,7 +91,7 @@ func (r *trafficRouter) refusesConnections() error {
 // exits at once, though its client keeps the connection open for more
 // requests (ROUTER_HARD_STOP_AFTER is far away).
 func TestTrafficStopFinishesRequests(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.HardStopAfter = 10 * time.Minute })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.HardStopAfter = 10 * time.Minute })
 	b, started, release := heldBackend(t)
 	r.route(rt("shop", "held", "held.example.test", 1))
 	r.endpoints("shop", "svc", b)
@@ -127,7 +127,7 @@ func TestTrafficStopFinishesRequests(t *testing.T) {
 // TestTrafficStopIsBounded: a request still in progress when
 // ROUTER_HARD_STOP_AFTER has passed is cut, and HAProxy stops.
 func TestTrafficStopIsBounded(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.HardStopAfter = time.Second })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.HardStopAfter = time.Second })
 	b, started, _ := heldBackend(t)
 	r.route(rt("shop", "held", "held.example.test", 1))
 	r.endpoints("shop", "svc", b)
@@ -156,7 +156,7 @@ func TestTrafficStopIsBounded(t *testing.T) {
 // carries no request of its own (idle kept-alive connections stay open on
 // a soft stop, as they do on a reload, so that none fails a request).
 func TestTrafficStopWithAnIdleTLSConnection(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) {
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) {
 		// The TCP frontend's inactivity timeout would end the relay, and
 		// the stop, after a while too.
 		d.HardStopAfter, d.ClientTimeout = 10*time.Minute, 10*time.Minute

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/routeshift/routeshift/certs"
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/atomicfile"
 	"github.com/routeshift/routeshift/internal/wstest"
@@ -63,7 +63,7 @@ func (r *trafficRouter) handshake(serverName string, roots *x509.CertPool) (*tls
 
 func TestTrafficTLS(t *testing.T) {
 	defaultCA, defaultLeaf := routerDefaultCertificate(t)
-	r := newTrafficRouter(t, func(d *dataplane.Config) {
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) {
 		d.DefaultCertificate = string(defaultLeaf.CertPEM) + string(defaultLeaf.KeyPEM)
 	})
 
@@ -190,7 +190,7 @@ func TestTrafficTLS(t *testing.T) {
 // certificate is still served.
 func TestTrafficStrictSNI(t *testing.T) {
 	_, defaultLeaf := routerDefaultCertificate(t)
-	r := newTrafficRouter(t, func(d *dataplane.Config) {
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) {
 		d.StrictSNI = true
 		d.DefaultCertificate = string(defaultLeaf.CertPEM) + string(defaultLeaf.KeyPEM)
 	})
@@ -222,7 +222,7 @@ func TestTrafficDefaultCertificateRenewed(t *testing.T) {
 	}
 	first, renewed := issue(t, ca, "first.example.org"), issue(t, ca, "renewed.example.org")
 	write(first)
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.DefaultCertificateDir = dir })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.DefaultCertificateDir = dir })
 	r.filePoll = 100 * time.Millisecond
 	r.start()
 	state, err := r.handshake("", nil)
@@ -329,7 +329,7 @@ func TestTrafficDefaultDestinationCARotated(t *testing.T) {
 	if err := atomicfile.Write(caFile, oldCA.CertPEM, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.DefaultDestinationCAPath = caFile })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.DefaultDestinationCAPath = caFile })
 	r.filePoll = 100 * time.Millisecond
 	// The endpoint already serves a certificate of the new CA.
 	r.endpoints("ns", "secure", newBackend(t, "secure", nil, tlsServerConfig(t, issue(t, rotatedCA, "secure.ns.svc"))))
@@ -356,7 +356,7 @@ func TestTrafficDefaultDestinationCARotated(t *testing.T) {
 // over HTTP/1.1, and an HTTP/2 request for another host than the
 // connection's SNI name gets 421 (the client retries on a new connection).
 func TestTrafficHTTP2(t *testing.T) {
-	r := newTrafficRouter(t, func(d *dataplane.Config) { d.DisableHTTP2 = false })
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) { d.DisableHTTP2 = false })
 	r.endpoints("ns", "web", newBackend(t, "web", func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("X-Backend", "web")
 		fmt.Fprintf(w, "%s %s", req.Proto, req.Host)
@@ -409,7 +409,7 @@ func TestTrafficHTTP2(t *testing.T) {
 // deeper subdomains get the default certificate and the router's 503.
 func TestTrafficWildcardTLS(t *testing.T) {
 	_, defaultLeaf := routerDefaultCertificate(t)
-	r := newTrafficRouter(t, func(d *dataplane.Config) {
+	r := newTrafficRouter(t, func(d *proxyconfig.Config) {
 		d.DefaultCertificate = string(defaultLeaf.CertPEM) + string(defaultLeaf.KeyPEM)
 	}).allowWildcardRoutes()
 	edge, passthrough := routecore.TLSTerminationEdge, routecore.TLSTerminationPassthrough

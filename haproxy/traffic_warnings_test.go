@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/haproxy/runtime"
 	"github.com/routeshift/routeshift/internal/settings"
 	"github.com/routeshift/routeshift/routecore"
@@ -76,7 +76,7 @@ func TestTrafficNoHAProxyWarnings(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := newTrafficRouter(t, func(d *dataplane.Config) {
+			r := newTrafficRouter(t, func(d *proxyconfig.Config) {
 				d.MaxConnections = settings.Defaults().DataPlane.MaxConnections
 				if c.template {
 					d.TemplateFile = warningTemplate(t)
@@ -223,12 +223,12 @@ func checkHAProxyWords(t *testing.T, r *trafficRouter, beforeStop int, want stri
 func TestHAProxyConfigWarnings(t *testing.T) {
 	cases := []struct {
 		name string
-		cfg  func(*dataplane.Config)
+		cfg  func(*proxyconfig.Config)
 		want string
 	}{
-		{name: "default settings", cfg: func(*dataplane.Config) {}},
-		{name: "ports 80 and 443", cfg: func(d *dataplane.Config) { d.HTTPPort, d.HTTPSPort = 80, 443 }},
-		{name: "a template HAProxy warns about", cfg: func(d *dataplane.Config) { d.TemplateFile = warningTemplate(t) }, want: warnedIdleClose},
+		{name: "default settings", cfg: func(*proxyconfig.Config) {}},
+		{name: "ports 80 and 443", cfg: func(d *proxyconfig.Config) { d.HTTPPort, d.HTTPSPort = 80, 443 }},
+		{name: "a template HAProxy warns about", cfg: func(d *proxyconfig.Config) { d.TemplateFile = warningTemplate(t) }, want: warnedIdleClose},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -45,6 +45,19 @@ func ParseTimeUnit(s string) (time.Duration, error) {
 	return time.Duration(n) * scale, nil
 }
 
+// ValidateTimeUnit returns nil for a duration a TimeUnit can write: a
+// whole number of microseconds from 1us to MaxTimeUnit. Otherwise it
+// returns the error ParseTimeUnit gives for such a value.
+func ValidateTimeUnit(d time.Duration) error {
+	switch {
+	case d > MaxTimeUnit:
+		return fmt.Errorf("%w", ErrTimeUnitTooLarge)
+	case d < time.Microsecond || d%time.Microsecond != 0:
+		return errors.New(timeUnitHelp)
+	}
+	return nil
+}
+
 // FormatTimeUnit renders a duration as a TimeUnit HAProxy accepts, in the
 // largest unit that represents it exactly.
 func FormatTimeUnit(d time.Duration) string {

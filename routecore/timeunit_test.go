@@ -110,3 +110,42 @@ func TestFormatTimeUnitUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateTimeUnit: a duration is valid exactly when ParseTimeUnit can
+// produce it, and the error is ParseTimeUnit's.
+func TestValidateTimeUnit(t *testing.T) {
+	cases := []struct {
+		d       time.Duration
+		wantErr string
+	}{
+		{time.Microsecond, ""},
+		{30 * time.Second, ""},
+		{MaxTimeUnit, ""},
+		{0, timeUnitHelp},
+		{-time.Second, timeUnitHelp},
+		{time.Nanosecond, timeUnitHelp},
+		{1500 * time.Nanosecond, timeUnitHelp},
+		{MaxTimeUnit + time.Millisecond, ErrTimeUnitTooLarge.Error()},
+	}
+	for _, c := range cases {
+		err := ValidateTimeUnit(c.d)
+		if got := timeUnitErrText(err); got != c.wantErr {
+			t.Errorf("ValidateTimeUnit(%v) = %q, want %q", c.d, got, c.wantErr)
+		}
+		if c.wantErr == "" {
+			if back, err := ParseTimeUnit(FormatTimeUnit(c.d)); err != nil || back != c.d {
+				t.Errorf("%v: ParseTimeUnit(FormatTimeUnit) = %v, %v; a valid duration must round-trip", c.d, back, err)
+			}
+		}
+	}
+	if !errors.Is(ValidateTimeUnit(MaxTimeUnit+1), ErrTimeUnitTooLarge) {
+		t.Error("a duration above MaxTimeUnit must wrap ErrTimeUnitTooLarge")
+	}
+}
+
+func timeUnitErrText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -6,7 +6,8 @@
 // setting's own parser.
 //
 // It fills the settings of the router (router/), of the HAProxy data
-// plane (haproxy/dataplane/) and of the exporter (haproxy/exporter/); none
+// plane (haproxy/proxyconfig/, which holds those settings' parsing and
+// rules) and of the exporter (haproxy/exporter/); none
 // of them, nor the renderer (haproxy/), may import it. It imports only
 // those settings' packages and routecore (the rules settings share with
 // route annotations); it must not import the renderer or the process
@@ -18,22 +19,18 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/net/http/httpguts"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/routeshift/routeshift/haproxy/dataplane"
 	"github.com/routeshift/routeshift/haproxy/exporter"
-	"github.com/routeshift/routeshift/routecore"
+	"github.com/routeshift/routeshift/haproxy/proxyconfig"
+	"github.com/routeshift/routeshift/internal/settingfield"
 	"github.com/routeshift/routeshift/router"
 )
 
@@ -44,7 +41,7 @@ type Config struct {
 	// Router is the router's identity, status and admission.
 	Router router.Config
 	// DataPlane is how HAProxy is configured and run.
-	DataPlane dataplane.Config
+	DataPlane proxyconfig.Config
 	// Exporter is what of HAProxy's statistics /metrics exports.
 	Exporter exporter.Options
 	// Listen is the router's own listener.
@@ -84,8 +81,42 @@ type Setting struct {
 	Example string
 	// Help says what it does.
 	Help string
-	// Parse sets the setting's field of a Config from a value.
+	// Parse sets the setting's field of a Config from a value. The table
+	// leaves it nil for the data plane's settings: their fields and rules
+	// are proxyconfig.Settings', which fills it in.
 	Parse func(c *Config, value string) error
+}
+
+// init takes the data plane's settings' parsing from proxyconfig, so that
+// each of their rules lives beside the field it checks (and Validate
+// holds a Config set in code to the same rules).
+func init() {
+	fields := map[string]settingfield.Field[proxyconfig.Config]{}
+	for _, s := range proxyconfig.Settings {
+		fields[s.Name] = s.Field
+	}
+	for i, s := range Table {
+		f, ok := fields[s.Env]
+		switch {
+		case s.Parse == nil && !ok:
+			panic("setting " + s.Env + " has no parser and is not a data-plane setting")
+		case s.Parse != nil && ok:
+			panic("data-plane setting " + s.Env + " has a parser of its own")
+		case ok:
+			Table[i].Parse = func(c *Config, v string) error { return f.Set(&c.DataPlane, v) }
+			delete(fields, s.Env)
+		}
+	}
+	for name := range fields {
+		panic("data-plane setting " + name + " is missing from the table")
+	}
+}
+
+// set is the parser of a field of Config.
+func set(f settingfield.Field[Config]) func(*Config, string) error { return f.Set }
+
+func timeUnit(get func(*Config) *time.Duration) settingfield.Field[Config] {
+	return settingfield.TimeUnit(get, false)
 }
 
 // IsBool reports whether the setting is a switch: its default is true or
@@ -100,12 +131,12 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_SERVICE_NAME", Flag: "name", Default: "public", Example: "internal",
 		Help:  "name of the router in route status (routerName)",
-		Parse: str(func(c *Config) *string { return &c.Router.Name }),
+		Parse: set(settingfield.Text(func(c *Config) *string { return &c.Router.Name }, nil)),
 	},
 	{
 		Env: "ROUTER_SERVICE_NAMESPACE", Flag: "namespace", Default: "", Example: "routeshift",
 		Help:  "namespace the router runs in; its leader election Lease is kept there (default: $POD_NAMESPACE)",
-		Parse: str(func(c *Config) *string { return &c.Router.Namespace }),
+		Parse: set(settingfield.Text(func(c *Config) *string { return &c.Router.Namespace }, nil)),
 	},
 	{
 		Env: "ROUTER_CANONICAL_HOSTNAME", Flag: "router-canonical-hostname", Default: "", Example: "router.apps.example.com",
@@ -125,7 +156,7 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_UPDATE_STATUS", Flag: "update-status", Default: "true", Example: "false",
 		Help:  "write route status",
-		Parse: boolean(func(c *Config) *bool { return &c.Router.UpdateStatus }),
+		Parse: set(settingfield.Bool(func(c *Config) *bool { return &c.Router.UpdateStatus })),
 	},
 
 	// Shard and admission.
@@ -157,17 +188,17 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_ALLOW_WILDCARD_ROUTES", Flag: "allow-wildcard-routes", Default: "false", Example: "true",
 		Help:  "admit routes with wildcardPolicy Subdomain",
-		Parse: boolean(func(c *Config) *bool { return &c.Router.Admission.AllowWildcardRoutes }),
+		Parse: set(settingfield.Bool(func(c *Config) *bool { return &c.Router.Admission.AllowWildcardRoutes })),
 	},
 	{
 		Env: "ROUTER_DISABLE_NAMESPACE_OWNERSHIP_CHECK", Flag: "disable-namespace-ownership-check", Default: "false", Example: "true",
 		Help:  "let any namespace claim hosts and subdomains; only exact host+path claims conflict (use with care)",
-		Parse: boolean(func(c *Config) *bool { return &c.Router.Admission.DisableNamespaceOwnershipCheck }),
+		Parse: set(settingfield.Bool(func(c *Config) *bool { return &c.Router.Admission.DisableNamespaceOwnershipCheck })),
 	},
 	{
 		Env: "EXTENDED_VALIDATION", Flag: "extended-validation", Default: "true", Example: "false",
 		Help:  "check route certificates; failures are reported as ExtendedValidationFailed",
-		Parse: boolean(func(c *Config) *bool { return &c.Router.Admission.ExtendedValidation }),
+		Parse: set(settingfield.Bool(func(c *Config) *bool { return &c.Router.Admission.ExtendedValidation })),
 	},
 	{
 		Env: "ROUTER_SUBDOMAIN", Flag: "hostname-template", Default: "", Example: "${name}-${namespace}.apps.example.com",
@@ -177,7 +208,7 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_OVERRIDE_HOSTNAME", Flag: "override-hostname", Default: "false", Example: "true",
 		Help:  "replace every route's host with ROUTER_SUBDOMAIN",
-		Parse: boolean(func(c *Config) *bool { return &c.Router.Admission.OverrideHostname }),
+		Parse: set(settingfield.Bool(func(c *Config) *bool { return &c.Router.Admission.OverrideHostname })),
 	},
 	{
 		Env: "ROUTER_OVERRIDE_DOMAINS", Flag: "override-domains", Default: "", Example: "old.example.com",
@@ -187,338 +218,278 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_DOMAIN", Flag: "router-domain", Default: "", Example: "apps.example.com",
 		Help:  "domain that completes spec.subdomain into a host",
-		Parse: str(func(c *Config) *string { return &c.Router.Admission.RouterDomain }),
+		Parse: set(settingfield.Text(func(c *Config) *string { return &c.Router.Admission.RouterDomain }, nil)),
 	},
 	{
 		Env: "ROUTER_ALLOW_LOOPBACK_ENDPOINTS", Flag: "allow-loopback-endpoints", Default: "false", Example: "true",
 		Help:  "route to endpoints on loopback addresses, for tests on one machine (the API server refuses loopback addresses in EndpointSlices); never enable on a cluster",
-		Parse: boolean(func(c *Config) *bool { return &c.Router.Admission.AllowLoopbackEndpoints }),
+		Parse: set(settingfield.Bool(func(c *Config) *bool { return &c.Router.Admission.AllowLoopbackEndpoints })),
 	},
 
 	// Listeners.
 	{
 		Env: "ROUTER_BIND_ADDRESS", Flag: "bind-address", Default: "", Example: "10.0.0.5",
-		Help:  "address the HTTP and HTTPS frontends listen on (empty: all)",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.BindAddress }),
+		Help: "address the HTTP and HTTPS frontends listen on (empty: all)",
 	},
 	{
 		Env: "ROUTER_IP_V4_V6_MODE", Flag: "ip-v4-v6-mode", Default: "v4", Example: "v4v6",
-		Help:  "addresses the HTTP, HTTPS and stats listeners accept when ROUTER_BIND_ADDRESS is empty: v4 (IPv4 only), v6 (IPv6 only) or v4v6 (both)",
-		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.IPMode }, "v4", "v6", "v4v6"),
+		Help: "addresses the HTTP, HTTPS and stats listeners accept when ROUTER_BIND_ADDRESS is empty: v4 (IPv4 only), v6 (IPv6 only) or v4v6 (both)",
 	},
 	{
 		Env: "ROUTER_SERVICE_HTTP_PORT", Flag: "http-port", Default: "80", Example: "8080",
-		Help:  "port for HTTP",
-		Parse: port(func(c *Config) *int { return &c.DataPlane.HTTPPort }),
+		Help: "port for HTTP",
 	},
 	{
 		Env: "ROUTER_SERVICE_HTTPS_PORT", Flag: "https-port", Default: "443", Example: "8443",
-		Help:  "port for HTTPS and TLS",
-		Parse: port(func(c *Config) *int { return &c.DataPlane.HTTPSPort }),
+		Help: "port for HTTPS and TLS",
 	},
 	{
 		Env: "ROUTER_HTTPS_REDIRECT_PORT", Flag: "https-redirect-port", Default: "0", Example: "8443",
-		Help:  "port written into the redirects of insecureEdgeTerminationPolicy Redirect (0: none, clients use 443); set it when clients reach HTTPS on another port (routeshift extension)",
-		Parse: portOrZero(func(c *Config) *int { return &c.DataPlane.HTTPSRedirectPort }),
+		Help: "port written into the redirects of insecureEdgeTerminationPolicy Redirect (0: none, clients use 443); set it when clients reach HTTPS on another port (routeshift extension)",
 	},
 	{
 		Env: "ROUTER_SERVICE_SNI_PORT", Flag: "sni-port", Default: "10444", Example: "20444",
-		Help:  "internal loopback port of the TLS-terminating frontend for SNI traffic; unique per machine",
-		Parse: port(func(c *Config) *int { return &c.DataPlane.SNIPort }),
+		Help: "internal loopback port of the TLS-terminating frontend for SNI traffic; unique per machine",
 	},
 	{
 		Env: "ROUTER_SERVICE_NO_SNI_PORT", Flag: "no-sni-port", Default: "10443", Example: "20443",
-		Help:  "internal loopback port of the TLS-terminating frontend for traffic without SNI; unique per machine",
-		Parse: port(func(c *Config) *int { return &c.DataPlane.NoSNIPort }),
+		Help: "internal loopback port of the TLS-terminating frontend for traffic without SNI; unique per machine",
 	},
 	{
 		Env: "ROUTER_USE_PROXY_PROTOCOL", Flag: "use-proxy-protocol", Default: "false", Example: "true",
-		Help:  "expect the PROXY protocol on the HTTP and HTTPS ports",
-		Parse: boolean(func(c *Config) *bool { return &c.DataPlane.UseProxyProtocol }),
+		Help: "expect the PROXY protocol on the HTTP and HTTPS ports",
 	},
 	{
 		Env: "ROUTER_BIND_PORTS_AFTER_SYNC", Flag: "bind-ports-after-sync", Default: "false", Example: "true",
 		Help:  "listen only once the first complete configuration is loaded",
-		Parse: boolean(func(c *Config) *bool { return &c.Router.WaitForSync }),
+		Parse: set(settingfield.Bool(func(c *Config) *bool { return &c.Router.WaitForSync })),
 	},
 
 	// TLS.
 	{
 		Env: "DEFAULT_CERTIFICATE", Flag: "default-certificate", Default: "", Example: "$(cat tls.crt tls.key)",
-		Help:  "PEM certificate and key served to TLS clients no route claims",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.DefaultCertificate }),
+		Help: "PEM certificate and key served to TLS clients no route claims",
 	},
 	{
 		Env: "DEFAULT_CERTIFICATE_PATH", Flag: "default-certificate-path", Default: "", Example: "/etc/pki/tls/private/default.pem",
-		Help:  "file with the default certificate and key (if DEFAULT_CERTIFICATE is empty)",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.DefaultCertificatePath }),
+		Help: "file with the default certificate and key (if DEFAULT_CERTIFICATE is empty)",
 	},
 	{
 		Env: "DEFAULT_CERTIFICATE_DIR", Flag: "default-certificate-dir", Default: "", Example: "/etc/pki/tls/private",
-		Help:  "directory with tls.crt (and tls.key) of the default certificate (if the two above are empty); checked every 10s and loaded when renewed",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.DefaultCertificateDir }),
+		Help: "directory with tls.crt (and tls.key) of the default certificate (if the two above are empty); checked every 10s and loaded when renewed",
 	},
 	{
 		Env: "DEFAULT_DESTINATION_CA_PATH", Flag: "default-destination-ca-path", Default: ServiceCAPath, Example: "/etc/routeshift/service-ca.crt",
-		Help:  "CA file that verifies the endpoints of reencrypt routes without destinationCACertificate (OpenShift's service CA where it exists), read every 10s: a rotated CA is loaded with a hitless reload; while the file does not exist such endpoints are not verified",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.DefaultDestinationCAPath }),
+		Help: "CA file that verifies the endpoints of reencrypt routes without destinationCACertificate (OpenShift's service CA where it exists), read every 10s: a rotated CA is loaded with a hitless reload; while the file does not exist such endpoints are not verified",
 	},
 	{
 		Env: "ROUTER_CIPHERS", Flag: "ciphers", Default: "intermediate", Example: "modern",
-		Help:  "cipher profile (modern, intermediate, old: Mozilla's current TLS 1.2 lists, intermediate without CBC suites) or a ':'-separated OpenSSL cipher list",
-		Parse: ciphers,
+		Help: "cipher profile (modern, intermediate, old: Mozilla's current TLS 1.2 lists, intermediate without CBC suites) or a ':'-separated OpenSSL cipher list",
 	},
 	{
 		Env: "ROUTER_DISABLE_HTTP2", Flag: "disable-http2", Default: "true", Example: "false",
-		Help:  "false lets TLS clients of edge and reencrypt routes with their own certificate use HTTP/2 (ALPN h2); connections with the default certificate stay HTTP/1.1, since browsers would reuse them for other hosts. Endpoints are spoken to in HTTP/2 when their port's appProtocol says so (h2c, kubernetes.io/h2c; h2 for reencrypt), whatever this setting",
-		Parse: boolean(func(c *Config) *bool { return &c.DataPlane.DisableHTTP2 }),
+		Help: "false lets TLS clients of edge and reencrypt routes with their own certificate use HTTP/2 (ALPN h2); connections with the default certificate stay HTTP/1.1, since browsers would reuse them for other hosts. Endpoints are spoken to in HTTP/2 when their port's appProtocol says so (h2c, kubernetes.io/h2c; h2 for reencrypt), whatever this setting",
 	},
 	{
 		Env: "ROUTER_CIPHERSUITES", Flag: "ciphersuites", Default: "", Example: "TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256",
-		Help:  "':'-separated TLS 1.3 cipher suites (empty: TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384 and TLS_CHACHA20_POLY1305_SHA256)",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.CipherSuites }),
+		Help: "':'-separated TLS 1.3 cipher suites (empty: TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384 and TLS_CHACHA20_POLY1305_SHA256)",
 	},
 	{
 		Env: "ROUTER_CURVES", Flag: "curves", Default: "", Example: "X25519:P-256",
-		Help:  "':'-separated key-exchange groups offered to TLS clients, e.g. X25519:P-256 (empty: OpenSSL's)",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.Curves }),
+		Help: "':'-separated key-exchange groups offered to TLS clients, e.g. X25519:P-256 (empty: OpenSSL's)",
 	},
 	{
 		Env: "SSL_MIN_VERSION", Flag: "ssl-min-version", Default: "TLSv1.2", Example: "TLSv1.3",
-		Help:  "oldest TLS version clients may use: TLSv1.0, TLSv1.1, TLSv1.2 or TLSv1.3",
-		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.SSLMinVersion }, dataplane.TLSVersions...),
+		Help: "oldest TLS version clients may use: TLSv1.0, TLSv1.1, TLSv1.2 or TLSv1.3",
 	},
 	{
 		Env: "SSL_MAX_VERSION", Flag: "ssl-max-version", Default: "", Example: "TLSv1.2",
-		Help:  "newest TLS version clients may use (empty: the newest HAProxy supports)",
-		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.SSLMaxVersion }, append([]string{""}, dataplane.TLSVersions...)...),
+		Help: "newest TLS version clients may use (empty: the newest HAProxy supports)",
 	},
 	{
 		Env: "ROUTER_MUTUAL_TLS_AUTH", Flag: "mutual-tls-auth", Default: "none", Example: "required",
-		Help:  "client certificates for TLS clients of edge and reencrypt routes: none, optional (asked for; a client without one is served, one that fails verification is refused) or required (a client without a valid one is refused); passthrough routes are never affected",
-		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.MutualTLSAuth }, "none", "optional", "required"),
+		Help: "client certificates for TLS clients of edge and reencrypt routes: none, optional (asked for; a client without one is served, one that fails verification is refused) or required (a client without a valid one is refused); passthrough routes are never affected",
 	},
 	{
 		Env: "ROUTER_MUTUAL_TLS_AUTH_CA", Flag: "mutual-tls-auth-ca", Default: "", Example: "/etc/routeshift/client-ca.pem",
-		Help:  "PEM bundle of the certificate authorities client certificates are verified against (required with ROUTER_MUTUAL_TLS_AUTH optional or required), read every 10s: a changed bundle is loaded with a hitless reload; CRLs named by its certificates' distribution points (http or https) are fetched and kept up to date",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.MutualTLSAuthCA }),
+		Help: "PEM bundle of the certificate authorities client certificates are verified against (required with ROUTER_MUTUAL_TLS_AUTH optional or required), read every 10s: a changed bundle is loaded with a hitless reload; CRLs named by its certificates' distribution points (http or https) are fetched and kept up to date",
 	},
 	{
 		Env: "ROUTER_MUTUAL_TLS_AUTH_CRL", Flag: "mutual-tls-auth-crl", Default: "", Example: "/etc/routeshift/client-ca.crl",
-		Help:  "PEM file of certificate revocation lists client certificates are checked against, read every 10s; once any CRL is in use, every authority that issues client certificates needs its CRL, here or from a distribution point",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.MutualTLSAuthCRL }),
+		Help: "PEM file of certificate revocation lists client certificates are checked against, read every 10s; once any CRL is in use, every authority that issues client certificates needs its CRL, here or from a distribution point",
 	},
 	{
 		Env: "ROUTER_MUTUAL_TLS_AUTH_FILTER", Flag: "mutual-tls-auth-filter", Default: "", Example: "^/O=Acme/CN=[a-z]+$",
-		Help:  "regular expression the subject of client certificates (/C=US/O=Acme/CN=name) must match, else the request is refused with 403; with optional, requests without a certificate are refused too",
-		Parse: mutualTLSFilter,
+		Help: "regular expression the subject of client certificates (/C=US/O=Acme/CN=name) must match, else the request is refused with 403; with optional, requests without a certificate are refused too",
 	},
 	{
 		Env: "ROUTER_STRICT_SNI", Flag: "strict-sni", Default: "false", Example: "true",
-		Help:  "refuse TLS connections whose SNI no route claims instead of serving the default certificate",
-		Parse: boolean(func(c *Config) *bool { return &c.DataPlane.StrictSNI }),
+		Help: "refuse TLS connections whose SNI no route claims instead of serving the default certificate",
 	},
 
 	// Capacity.
 	{
 		Env: "ROUTER_MAX_CONNECTIONS", Flag: "max-connections", Default: "20000", Example: "50000",
-		Help:  "maximum concurrent connections",
-		Parse: positive(func(c *Config) *int { return &c.DataPlane.MaxConnections }),
+		Help: "maximum concurrent connections",
 	},
 	{
 		Env: "ROUTER_THREADS", Flag: "threads", Default: "0", Example: "4",
-		Help:  "HAProxy threads (0: HAProxy's default, one per CPU)",
-		Parse: nonNegative(func(c *Config) *int { return &c.DataPlane.Threads }),
+		Help: "HAProxy threads (0: HAProxy's default, one per CPU)",
 	},
 	{
 		Env: "ROUTER_BUF_SIZE", Flag: "buf-size", Default: "32768", Example: "65536",
-		Help:  "HAProxy's buffer size in bytes (tune.bufsize): a request's headers must fit in it, less ROUTER_MAX_REWRITE_SIZE",
-		Parse: integer(func(c *Config) *int { return &c.DataPlane.BufSize }, 2048, 1<<20, "a number of bytes from 2048 to 1048576"),
+		Help: "HAProxy's buffer size in bytes (tune.bufsize): a request's headers must fit in it, less ROUTER_MAX_REWRITE_SIZE",
 	},
 	{
 		Env: "ROUTER_MAX_REWRITE_SIZE", Flag: "max-rewrite-size", Default: "8192", Example: "16384",
-		Help:  "bytes of the buffer kept for adding and rewriting headers (tune.maxrewrite), at most half of ROUTER_BUF_SIZE",
-		Parse: integer(func(c *Config) *int { return &c.DataPlane.MaxRewriteSize }, 0, 1<<19, "a number of bytes from 0 to 524288"),
+		Help: "bytes of the buffer kept for adding and rewriting headers (tune.maxrewrite), at most half of ROUTER_BUF_SIZE",
 	},
 
 	// Timeouts (TimeUnits).
 	{
 		Env: "ROUTER_DEFAULT_CLIENT_TIMEOUT", Flag: "default-client-timeout", Default: "30s", Example: "1m",
-		Help:  "time within which a client must acknowledge or send data",
-		Parse: timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.ClientTimeout }),
+		Help: "time within which a client must acknowledge or send data",
 	},
 	{
 		Env: "ROUTER_CLIENT_FIN_TIMEOUT", Flag: "client-fin-timeout", Default: "1s", Example: "500ms",
-		Help:  "time to wait for the client's FIN",
-		Parse: timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.ClientFinTimeout }),
+		Help: "time to wait for the client's FIN",
 	},
 	{
 		Env: "ROUTER_DEFAULT_CONNECT_TIMEOUT", Flag: "default-connect-timeout", Default: "5s", Example: "2s",
-		Help:  "maximum time to connect to a backend",
-		Parse: timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.ConnectTimeout }),
+		Help: "maximum time to connect to a backend",
 	},
 	{
 		Env: "ROUTER_DEFAULT_SERVER_TIMEOUT", Flag: "default-server-timeout", Default: "30s", Example: "2m",
-		Help:  "time within which a backend must acknowledge or send data (annotation haproxy.router.openshift.io/timeout overrides it per route)",
-		Parse: timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.ServerTimeout }),
+		Help: "time within which a backend must acknowledge or send data (annotation haproxy.router.openshift.io/timeout overrides it per route)",
 	},
 	{
 		Env: "ROUTER_DEFAULT_SERVER_FIN_TIMEOUT", Flag: "default-server-fin-timeout", Default: "1s", Example: "500ms",
-		Help:  "time to wait for the backend's FIN",
-		Parse: timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.ServerFinTimeout }),
+		Help: "time to wait for the backend's FIN",
 	},
 	{
 		Env: "ROUTER_DEFAULT_TUNNEL_TIMEOUT", Flag: "default-tunnel-timeout", Default: "1h", Example: "24h",
-		Help:  "how long idle TCP and WebSocket connections stay open",
-		Parse: timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.TunnelTimeout }),
+		Help: "how long idle TCP and WebSocket connections stay open",
 	},
 	{
 		Env: "ROUTER_SLOWLORIS_HTTP_KEEPALIVE", Flag: "slowloris-http-keepalive", Default: "300s", Example: "60s",
-		Help:  "time to wait for a new HTTP request on a kept-alive connection",
-		Parse: timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.SlowlorisHTTPKeepalive }),
+		Help: "time to wait for a new HTTP request on a kept-alive connection",
 	},
 	{
 		Env: "ROUTER_SLOWLORIS_TIMEOUT", Flag: "slowloris-timeout", Default: "10s", Example: "5s",
-		Help:  "time an HTTP request may take to arrive",
-		Parse: timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.SlowlorisTimeout }),
+		Help: "time an HTTP request may take to arrive",
 	},
 	{
 		Env: "ROUTER_INSPECT_DELAY", Flag: "inspect-delay", Default: "5s", Example: "2s",
-		Help:  "time to wait for a TLS ClientHello on the HTTPS port",
-		Parse: timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.InspectDelay }),
+		Help: "time to wait for a TLS ClientHello on the HTTPS port",
 	},
 	{
 		Env: "ROUTER_HARD_STOP_AFTER", Flag: "hard-stop-after", Default: "", Example: "1h",
-		Help:  "time after a reload when HAProxy closes the connections the previous configuration still serves, e.g. 1h (empty: they stay open until they end); also the time a stopping router gives the requests in progress, after ROUTER_DRAIN_SECONDS (empty: 30s)",
-		Parse: optionalTimeUnit(func(c *Config) *time.Duration { return &c.DataPlane.HardStopAfter }),
+		Help: "time after a reload when HAProxy closes the connections the previous configuration still serves, e.g. 1h (empty: they stay open until they end); also the time a stopping router gives the requests in progress, after ROUTER_DRAIN_SECONDS (empty: 30s)",
 	},
 	{
 		Env: "ROUTER_DRAIN_SECONDS", Flag: "drain-seconds", Default: "45", Example: "60",
 		Help:  "seconds a router told to stop (SIGTERM) keeps serving with /healthz/ready answering 503, so that load balancers take it out of rotation before HAProxy closes its listeners and finishes the requests in progress; a second signal ends the wait; 0: no wait (routeshift extension)",
-		Parse: seconds(func(c *Config) *time.Duration { return &c.Listen.DrainPeriod }, 3600),
+		Parse: set(settingfield.Seconds(func(c *Config) *time.Duration { return &c.Listen.DrainPeriod }, 3600)),
 	},
 	{
 		Env: "ROUTER_BACKEND_CHECK_INTERVAL", Flag: "backend-check-interval", Default: "5000ms", Example: "10s",
-		Help:  "interval of endpoint health checks (annotation router.openshift.io/haproxy.health.check.interval overrides it)",
-		Parse: timeUnit(func(c *Config) *time.Duration { return &c.DataPlane.BackendCheckInterval }),
+		Help: "interval of endpoint health checks (annotation router.openshift.io/haproxy.health.check.interval overrides it)",
 	},
 
 	// Balancing and sessions.
 	{
 		Env: "ROUTER_LOAD_BALANCE_ALGORITHM", Flag: "load-balance-algorithm", Default: "leastconn", Example: "roundrobin",
-		Help:  "balance algorithm of HTTP, edge and reencrypt routes with one active service (several weighted services get roundrobin): roundrobin, leastconn, source or random",
-		Parse: enum(func(c *Config) *routecore.BalanceAlgorithm { return &c.DataPlane.LoadBalanceAlgorithm }, routecore.BalanceAlgorithms),
+		Help: "balance algorithm of HTTP, edge and reencrypt routes with one active service (several weighted services get roundrobin): roundrobin, leastconn, source or random",
 	},
 	{
 		Env: "ROUTER_TCP_BALANCE_SCHEME", Flag: "tcp-balance-scheme", Default: "source", Example: "leastconn",
-		Help:  "balance algorithm of passthrough routes with one active service (several weighted services get roundrobin): roundrobin, leastconn, source or random",
-		Parse: enum(func(c *Config) *routecore.BalanceAlgorithm { return &c.DataPlane.TCPBalanceScheme }, routecore.BalanceAlgorithms),
+		Help: "balance algorithm of passthrough routes with one active service (several weighted services get roundrobin): roundrobin, leastconn, source or random",
 	},
 	{
 		Env: "ROUTER_COOKIE_NAME", Flag: "cookie-name", Default: "", Example: "SERVERID",
-		Help:  "name of every route's sticky-session cookie (default: a hash of the route)",
-		Parse: cookieName,
+		Help: "name of every route's sticky-session cookie (default: a hash of the route)",
 	},
 	{
 		Env: "ROUTER_BACKEND_PROCESS_ENDPOINTS", Flag: "backend-process-endpoints", Default: "", Example: "shuffle",
-		Help:  `"shuffle" randomises the order in which new endpoints take server slots (endpoints keep their slots while they stay)`,
-		Parse: enum(func(c *Config) *dataplane.EndpointOrder { return &c.DataPlane.BackendProcessEndpoints }, dataplane.EndpointOrders),
+		Help: `"shuffle" randomises the order in which new endpoints take server slots (endpoints keep their slots while they stay)`,
 	},
 
 	// Responses.
 	{
 		Env: "ROUTER_ENABLE_COMPRESSION", Flag: "enable-compression", Default: "false", Example: "true",
-		Help:  "compress responses of the ROUTER_COMPRESSION_MIME types",
-		Parse: boolean(func(c *Config) *bool { return &c.DataPlane.EnableCompression }),
+		Help: "compress responses of the ROUTER_COMPRESSION_MIME types",
 	},
 	{
 		Env: "ROUTER_COMPRESSION_MIME", Flag: "compression-mime", Default: "text/html text/plain text/css", Example: "text/html application/json",
-		Help:  "space-separated MIME types to compress",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.CompressionMIME }),
+		Help: "space-separated MIME types to compress",
 	},
 	{
 		Env: "ROUTER_SET_FORWARDED_HEADERS", Flag: "set-forwarded-headers", Default: "append", Example: "replace",
-		Help:  "X-Forwarded-For, -Host, -Port and -Proto headers: append (the client's address to X-Forwarded-For; the others set), replace (all set, whatever the client sent), if-none (set only when the client sent none) or never (left as the client sent them)",
-		Parse: enum(func(c *Config) *routecore.ForwardedHeadersPolicy { return &c.DataPlane.ForwardedHeaders }, routecore.ForwardedHeadersPolicies),
+		Help: "X-Forwarded-For, -Host, -Port and -Proto headers: append (the client's address to X-Forwarded-For; the others set), replace (all set, whatever the client sent), if-none (set only when the client sent none) or never (left as the client sent them)",
 	},
 	{
 		Env: "ROUTER_H1_CASE_ADJUST", Flag: "h1-case-adjust", Default: "", Example: "Host,X-Request-ID",
-		Help:  "comma-separated header names in the case HTTP/1 peers that wrongly expect one must get them (HAProxy writes header names in lower case): applied to responses to clients, and to requests of Routes annotated haproxy.router.openshift.io/h1-adjust-case: \"true\"",
-		Parse: headerNames,
+		Help: "comma-separated header names in the case HTTP/1 peers that wrongly expect one must get them (HAProxy writes header names in lower case): applied to responses to clients, and to requests of Routes annotated haproxy.router.openshift.io/h1-adjust-case: \"true\"",
 	},
 	{
 		Env: "ROUTER_ERRORFILE_503", Flag: "errorfile-503", Default: "", Example: "/etc/routeshift/errors/503.http",
-		Help:  "file with the complete HTTP response (status line, headers, body) sent instead of HAProxy's 503 page: no route matches, or a route has no available endpoint",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.ErrorFile503 }),
+		Help: "file with the complete HTTP response (status line, headers, body) sent instead of HAProxy's 503 page: no route matches, or a route has no available endpoint",
 	},
 	{
 		Env: "ROUTER_ERRORFILE_404", Flag: "errorfile-404", Default: "", Example: "/etc/routeshift/errors/404.http",
-		Help:  "file with the complete HTTP response sent when no route matches a request, which then answers 404 instead of 503",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.ErrorFile404 }),
+		Help: "file with the complete HTTP response sent when no route matches a request, which then answers 404 instead of 503",
 	},
 	{
 		Env: "ROUTER_DONT_LOG_NULL", Flag: "dont-log-null", Default: "false", Example: "true",
-		Help:  "do not log connections that send no data (HAProxy option dontlognull)",
-		Parse: boolean(func(c *Config) *bool { return &c.DataPlane.DontLogNull }),
+		Help: "do not log connections that send no data (HAProxy option dontlognull)",
 	},
 	{
 		Env: "ROUTER_HTTP_IGNORE_PROBES", Flag: "http-ignore-probes", Default: "false", Example: "true",
-		Help:  "neither log nor answer connections closed before sending a request, as browsers' pre-connects do (option http-ignore-probes)",
-		Parse: boolean(func(c *Config) *bool { return &c.DataPlane.HTTPIgnoreProbes }),
+		Help: "neither log nor answer connections closed before sending a request, as browsers' pre-connects do (option http-ignore-probes)",
 	},
 	{
 		Env: "ROUTER_HAPROXY_CONTSTATS", Flag: "haproxy-contstats", Default: "false", Example: "true",
-		Help:  "count the traffic of long transfers continuously, not only when they end (option contstats)",
-		Parse: boolean(func(c *Config) *bool { return &c.DataPlane.ContStats }),
+		Help: "count the traffic of long transfers continuously, not only when they end (option contstats)",
 	},
 	{
 		Env: "ROUTER_ABORT_ON_CLOSE", Flag: "abort-on-close", Default: "false", Example: "true",
-		Help:  "drop requests whose client has gone away before they reach a backend (option abortonclose)",
-		Parse: boolean(func(c *Config) *bool { return &c.DataPlane.AbortOnClose }),
+		Help: "drop requests whose client has gone away before they reach a backend (option abortonclose)",
 	},
 
 	// Logging.
 	{
 		Env: "ROUTER_SYSLOG_ADDRESS", Flag: "syslog-address", Default: "", Example: "10.0.0.10:514",
-		Help:  "syslog server for HAProxy's logs (empty: no logs)",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.SyslogAddress }),
+		Help: "syslog server for HAProxy's logs (empty: no logs)",
 	},
 	{
 		Env: "ROUTER_SYSLOG_FORMAT", Flag: "syslog-format", Default: "", Example: "%ci:%cp [%tr] %ft %b/%s %ST %B %hr %{+Q}r",
-		Help:  "HAProxy log-format of request logs (default: option httplog)",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.SyslogFormat }),
+		Help: "HAProxy log-format of request logs (default: option httplog)",
 	},
 	{
 		Env: "ROUTER_LOG_FACILITY", Flag: "log-facility", Default: "local1", Example: "local2",
-		Help:  "syslog facility of HAProxy's logs",
-		Parse: oneOf(func(c *Config) *string { return &c.DataPlane.LogFacility }, syslogFacilities...),
+		Help: "syslog facility of HAProxy's logs",
 	},
 	{
 		Env: "ROUTER_LOG_MAX_LENGTH", Flag: "log-max-length", Default: "1024", Example: "4096",
-		Help:  "longest log line sent to the syslog server, in bytes (longer ones are cut)",
-		Parse: integer(func(c *Config) *int { return &c.DataPlane.LogMaxLength }, 80, 65535, "a number of bytes from 80 to 65535"),
+		Help: "longest log line sent to the syslog server, in bytes (longer ones are cut)",
 	},
 	{
 		Env: "ROUTER_LOG_LEVEL", Flag: "log-level-haproxy", Default: "warning", Example: "info",
-		Help:  "level of logs sent to the syslog server",
-		Parse: enum(func(c *Config) *dataplane.SyslogLevel { return &c.DataPlane.LogLevel }, dataplane.SyslogLevels),
+		Help: "level of logs sent to the syslog server",
 	},
 
 	// Stats and metrics.
 	{
 		Env: "STATS_PORT", Flag: "stats-port", Default: "0", Example: "1937",
-		Help:  "port of HAProxy's statistics page (0: not exposed)",
-		Parse: portOrZero(func(c *Config) *int { return &c.DataPlane.StatsPort }),
+		Help: "port of HAProxy's statistics page (0: not exposed)",
 	},
 	{
 		Env: "STATS_USERNAME", Flag: "stats-user", Default: "", Example: "admin",
-		Help:  "user name protecting the statistics page",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.StatsUsername }),
+		Help: "user name protecting the statistics page",
 	},
 	{
 		Env: "STATS_PASSWORD", Flag: "stats-password", Default: "", Example: "s3cret",
-		Help:  "password protecting the statistics page",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.StatsPassword }),
+		Help: "password protecting the statistics page",
 	},
 	{
 		Env: "STATS_USERNAME_FILE", Flag: "stats-user-file", Default: "", Example: "/var/run/secrets/stats/username",
@@ -533,32 +504,32 @@ var Table = []Setting{
 	{
 		Env: "ROUTER_LISTEN_ADDR", Flag: "listen-addr", Default: "0.0.0.0:1936", Example: "127.0.0.1:1936",
 		Help:  "address of /healthz, /healthz/ready and /metrics",
-		Parse: str(func(c *Config) *string { return &c.Listen.Addr }),
+		Parse: set(settingfield.Text(func(c *Config) *string { return &c.Listen.Addr }, nil)),
 	},
 	{
 		Env: "ROUTER_METRICS_TYPE", Flag: "metrics-type", Default: "haproxy", Example: "haproxy",
 		Help:  `"haproxy" adds HAProxy's counters to /metrics (the only type); the flag set empty (--metrics-type=) leaves them out`,
-		Parse: oneOf(func(c *Config) *string { return &c.Listen.MetricsType }, "", "haproxy"),
+		Parse: set(settingfield.OneOf(func(c *Config) *string { return &c.Listen.MetricsType }, "", "haproxy")),
 	},
 	{
 		Env: "ROUTER_METRICS_AUTH", Flag: "metrics-auth", Default: "auto", Example: "kubernetes",
 		Help:  "who may read /metrics: kubernetes (a bearer token whose user may get routers/metrics named ROUTER_SERVICE_NAME in route.openshift.io, checked with a TokenReview and a SubjectAccessReview, as OpenShift's router does), basic (STATS_USERNAME and STATS_PASSWORD), none (anyone who reaches ROUTER_LISTEN_ADDR), or auto: basic when both are set, else kubernetes; /healthz and /healthz/ready stay open (routeshift extension)",
-		Parse: oneOf(func(c *Config) *string { return &c.Listen.MetricsAuth }, "auto", MetricsAuthKubernetes, MetricsAuthBasic, MetricsAuthNone),
+		Parse: set(settingfield.OneOf(func(c *Config) *string { return &c.Listen.MetricsAuth }, "auto", MetricsAuthKubernetes, MetricsAuthBasic, MetricsAuthNone)),
 	},
 	{
 		Env: "ROUTER_METRICS_HAPROXY_SERVER_THRESHOLD", Flag: "metrics-haproxy-server-threshold", Default: "500", Example: "1000",
 		Help:  "above this many servers, per-server metrics are replaced by per-backend ones",
-		Parse: positive(func(c *Config) *int { return &c.Exporter.ServerThreshold }),
+		Parse: set(settingfield.Int(func(c *Config) *int { return &c.Exporter.ServerThreshold }, 1, 1<<30, "a whole number from 1 up")),
 	},
 	{
 		Env: "ROUTER_METRICS_HAPROXY_BASE_SCRAPE_INTERVAL", Flag: "metrics-haproxy-base-scrape-interval", Default: "5s", Example: "10s",
 		Help:  "interval of HAProxy statistics scrapes, per 1000 rows",
-		Parse: timeUnit(func(c *Config) *time.Duration { return &c.Exporter.ScrapeInterval }),
+		Parse: set(timeUnit(func(c *Config) *time.Duration { return &c.Exporter.ScrapeInterval })),
 	},
 	{
 		Env: "ROUTER_METRICS_HAPROXY_TIMEOUT", Flag: "metrics-haproxy-timeout", Default: "5s", Example: "10s",
 		Help:  "timeout of a HAProxy statistics scrape",
-		Parse: timeUnit(func(c *Config) *time.Duration { return &c.Exporter.Timeout }),
+		Parse: set(timeUnit(func(c *Config) *time.Duration { return &c.Exporter.Timeout })),
 	},
 	{
 		Env: "ROUTER_METRICS_HAPROXY_EXPORTED", Flag: "metrics-haproxy-exported", Default: exportedColumns(), Example: "2,4,5,7,8,9",
@@ -569,29 +540,25 @@ var Table = []Setting{
 	// Configuration and reloads.
 	{
 		Env: "ROUTER_WORKING_DIR", Flag: "working-dir", Default: "/var/lib/routeshift", Example: "/var/lib/haproxy/router",
-		Help:  "directory for haproxy.cfg, maps, certificates (0600) and sockets",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.WorkingDir }),
+		Help: "directory for haproxy.cfg, maps, certificates (0600) and sockets",
 	},
 	{
 		Env: "TEMPLATE_FILE", Flag: "template", Default: "", Example: "/etc/routeshift/haproxy.cfg.tmpl",
-		Help:  "Go template that replaces the built-in haproxy.cfg template (see docs for the data it receives)",
-		Parse: str(func(c *Config) *string { return &c.DataPlane.TemplateFile }),
+		Help: "Go template that replaces the built-in haproxy.cfg template (see docs for the data it receives)",
 	},
 	{
 		Env: "RELOAD_INTERVAL", Flag: "interval", Default: "5s", Example: "10s",
-		Help:  "minimum time between reloads: the first change applies at once, later ones within the interval are batched",
-		Parse: interval(func(c *Config) *time.Duration { return &c.DataPlane.ReloadInterval }, "5s"),
+		Help: "minimum time between reloads: the first change applies at once, later ones within the interval are batched",
 	},
 	{
 		Env: "ROUTER_BLUEPRINT_ROUTE_POOL_SIZE", Flag: "standby-backends", Default: "10", Example: "50",
 		Help: "standby backends of each kind (plain HTTP, HTTP with a secure cookie, TCP) from which HAProxy serves new routes " +
 			"without annotations or certificates of their own at once, until the reload that loads their own backends; 0 turns them off (as does TEMPLATE_FILE)",
-		Parse: integer(func(c *Config) *int { return &c.DataPlane.StandbyBackends }, 0, 1000, "a whole number from 0 to 1000"),
 	},
 	{
 		Env: "RESYNC_INTERVAL", Flag: "resync-interval", Default: "30m", Example: "10m",
 		Help:  "how often the router looks at every object again: each Route's status entry is checked and written again if someone else changed or removed it",
-		Parse: interval(func(c *Config) *time.Duration { return &c.Router.ResyncInterval }, "30m"),
+		Parse: set(settingfield.Interval(func(c *Config) *time.Duration { return &c.Router.ResyncInterval }, time.Second, "30m")),
 	},
 }
 
@@ -658,6 +625,12 @@ func AddFlags(fs *pflag.FlagSet, getenv func(string) string) func() (Config, err
 				errs = append(errs, fmt.Errorf("%s (--%s) %q: %w", s.Env, s.Flag, *values[i], err))
 			}
 		}
+		if len(errs) == 0 {
+			// Each setting alone is right: check them together.
+			if err := c.DataPlane.Validate(); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		if c.Router.Namespace == "" {
 			c.Router.Namespace = getenv("POD_NAMESPACE")
 		}
@@ -681,7 +654,7 @@ const (
 
 // resolveMetricsAuth turns "auto" into basic when the stats credentials
 // are both set, else kubernetes, and refuses basic without them.
-func (l *Listen) resolveMetricsAuth(d dataplane.Config) error {
+func (l *Listen) resolveMetricsAuth(d proxyconfig.Config) error {
 	both := d.StatsUsername != "" && d.StatsPassword != ""
 	switch {
 	case l.MetricsAuth == "auto" && both:
@@ -692,53 +665,6 @@ func (l *Listen) resolveMetricsAuth(d dataplane.Config) error {
 		return errors.New("ROUTER_METRICS_AUTH (--metrics-auth) basic: set STATS_USERNAME and STATS_PASSWORD (or their _FILE variants), or choose kubernetes")
 	}
 	return nil
-}
-
-func str(field func(*Config) *string) func(*Config, string) error {
-	return func(c *Config, v string) error { *field(c) = v; return nil }
-}
-
-// boolean accepts true/TRUE/false/FALSE and the other spellings strconv
-// knows; empty is false.
-func boolean(field func(*Config) *bool) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		if v == "" {
-			*field(c) = false
-			return nil
-		}
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return errors.New("use true or false")
-		}
-		*field(c) = b
-		return nil
-	}
-}
-
-func integer(field func(*Config) *int, minimum, maximum int, what string) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < minimum || n > maximum {
-			return fmt.Errorf("must be %s", what)
-		}
-		*field(c) = n
-		return nil
-	}
-}
-
-// syslogFacilities are the facilities HAProxy's log lines may carry.
-var syslogFacilities = []string{"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron", "auth2",
-	"ftp", "ntp", "audit", "alert", "cron2", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"}
-
-// optionalTimeUnit is timeUnit where empty means 0 (not set).
-func optionalTimeUnit(field func(*Config) *time.Duration) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		if v == "" {
-			*field(c) = 0
-			return nil
-		}
-		return timeUnit(field)(c, v)
-	}
 }
 
 // fileContent sets field to the content of the file named by the value,
@@ -757,99 +683,6 @@ func fileContent(field func(*Config) *string) func(*Config, string) error {
 	}
 }
 
-func port(field func(*Config) *int) func(*Config, string) error {
-	return integer(field, 1, 65535, "a port number from 1 to 65535")
-}
-
-func portOrZero(field func(*Config) *int) func(*Config, string) error {
-	return integer(field, 0, 65535, "a port number, or 0")
-}
-
-func positive(field func(*Config) *int) func(*Config, string) error {
-	return integer(field, 1, 1<<30, "a whole number from 1 up")
-}
-
-func nonNegative(field func(*Config) *int) func(*Config, string) error {
-	return integer(field, 0, 4096, "a whole number from 0 to 4096")
-}
-
-// seconds is a whole number of seconds from 0 to maximum.
-func seconds(field func(*Config) *time.Duration, maximum int) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > maximum {
-			return fmt.Errorf("must be a whole number of seconds from 0 to %d", maximum)
-		}
-		*field(c) = time.Duration(n) * time.Second
-		return nil
-	}
-}
-
-func timeUnit(field func(*Config) *time.Duration) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		d, err := routecore.ParseTimeUnit(v)
-		if err != nil {
-			return err
-		}
-		*field(c) = d
-		return nil
-	}
-}
-
-// interval is a TimeUnit or a Go duration (RELOAD_INTERVAL examples use
-// both), at least one second; example names a valid value.
-func interval(field func(*Config) *time.Duration, example string) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		d, err := routecore.ParseTimeUnit(v)
-		if err != nil {
-			if d, err = time.ParseDuration(v); err != nil {
-				return errors.New("must be a TimeUnit such as " + example)
-			}
-		}
-		if d < time.Second {
-			return errors.New("must be at least 1s")
-		}
-		*field(c) = d
-		return nil
-	}
-}
-
-// mutualTLSFilter accepts a regular expression HAProxy (PCRE2) and Go
-// (RE2) both read, without control characters.
-func mutualTLSFilter(c *Config, v string) error {
-	if strings.IndexFunc(v, unicode.IsControl) >= 0 {
-		return errors.New("must not contain control characters")
-	}
-	if _, err := regexp.Compile(v); err != nil {
-		return fmt.Errorf("not a regular expression: %v", err)
-	}
-	c.DataPlane.MutualTLSAuthFilter = v
-	return nil
-}
-
-// headerNames accepts a comma-separated list of distinct HTTP header names
-// (tokens), as ROUTER_H1_CASE_ADJUST writes them.
-func headerNames(c *Config, v string) error {
-	var names []string
-	seen := map[string]bool{}
-	for f := range strings.SplitSeq(v, ",") {
-		name := strings.TrimSpace(f)
-		if name == "" {
-			continue
-		}
-		if !httpguts.ValidHeaderFieldName(name) {
-			return fmt.Errorf("%q is not a header name (letters, digits and !#$%%&'*+-.^_`|~)", name)
-		}
-		if seen[strings.ToLower(name)] {
-			return fmt.Errorf("%q is listed twice", name)
-		}
-		seen[strings.ToLower(name)] = true
-		names = append(names, name)
-	}
-	c.DataPlane.H1CaseAdjust = names
-	return nil
-}
-
 // exportedColumns is the default of ROUTER_METRICS_HAPROXY_EXPORTED: every
 // column the exporter has a metric for.
 func exportedColumns() string {
@@ -858,21 +691,6 @@ func exportedColumns() string {
 		out = append(out, strconv.Itoa(c))
 	}
 	return strings.Join(out, ",")
-}
-
-func oneOf(field func(*Config) *string, values ...string) func(*Config, string) error {
-	return enum(field, values)
-}
-
-// enum accepts exactly the values of an enumeration.
-func enum[T ~string](field func(*Config) *T, values []T) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		if !slices.Contains(values, T(v)) {
-			return fmt.Errorf("use one of %s", strings.Join(routecore.Strings(values), ", "))
-		}
-		*field(c) = T(v)
-		return nil
-	}
 }
 
 func selector(field func(*Config) *labels.Selector) func(*Config, string) error {
@@ -963,26 +781,6 @@ func resolvePublishService(r *router.Config) error {
 		return fmt.Errorf("ROUTER_PUBLISH_SERVICE (--publish-service) %q: name the namespace (NAMESPACE/NAME), or set ROUTER_SERVICE_NAMESPACE", r.PublishService.Name)
 	}
 	r.PublishService.Namespace = r.Namespace
-	return nil
-}
-
-// cookieName follows the rule of the cookie_name annotation.
-func cookieName(c *Config, v string) error {
-	if v != "" {
-		if err := routecore.ValidateCookieName(v); err != nil {
-			return errors.New(err.Detail)
-		}
-	}
-	c.DataPlane.CookieName = v
-	return nil
-}
-
-// ciphers accepts a profile or a ':'-separated list of OpenSSL names.
-func ciphers(c *Config, v string) error {
-	if err := dataplane.ValidateCiphers(v); err != nil {
-		return errors.New(err.Detail)
-	}
-	c.DataPlane.Ciphers = v
 	return nil
 }
 

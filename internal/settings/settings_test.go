@@ -206,13 +206,14 @@ func TestMetricsAuth(t *testing.T) {
 	}
 }
 
-// TestExamplesParse: every setting's example is accepted by its own parser,
-// given as its environment variable (a file the example names need not
-// exist here).
+// TestExamplesParse: every setting's example is accepted by its own parser
+// (a file the example names need not exist here; the rules between
+// settings are TestEnvironmentAndFlags').
 func TestExamplesParse(t *testing.T) {
 	for _, s := range Table {
 		t.Run(s.Env, func(t *testing.T) {
-			if _, err := parseEnv(t, map[string]string{s.Env: s.Example}); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			c := Defaults()
+			if err := s.Parse(&c, s.Example); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("example %q is refused: %v", s.Example, err)
 			}
 		})
@@ -320,5 +321,27 @@ func TestPublishSettings(t *testing.T) {
 				t.Errorf("service %q, address %q; want %q, %q", service, c.Router.PublishStatusAddress, tt.wantService, tt.wantAddress)
 			}
 		})
+	}
+}
+
+// TestSettingsCheckedTogether: once every setting is right on its own,
+// the rules between data-plane settings are checked before the router
+// starts, naming the setting to change; the defaults meet them.
+func TestSettingsCheckedTogether(t *testing.T) {
+	if err := Defaults().DataPlane.Validate(); err != nil {
+		t.Errorf("the defaults are refused: %v", err)
+	}
+	_, err := parseEnv(t, map[string]string{"ROUTER_SERVICE_SNI_PORT": "80", "ROUTER_DISABLE_HTTP2": "false", "ROUTER_BUF_SIZE": "8192"})
+	for _, want := range []string{"ROUTER_SERVICE_SNI_PORT: port 80 is also ROUTER_SERVICE_HTTP_PORT",
+		"ROUTER_BUF_SIZE: 8192 is too small for HTTP/2 (ROUTER_DISABLE_HTTP2=false), which needs 16384"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v\nlacks %q", err, want)
+		}
+	}
+	// A setting wrong on its own is reported once, in its own words,
+	// without the rules between settings repeating it.
+	_, err = parseEnv(t, map[string]string{"ROUTER_SERVICE_SNI_PORT": "0", "ROUTER_BUF_SIZE": "8192", "ROUTER_DISABLE_HTTP2": "false"})
+	if err == nil || err.Error() != `ROUTER_SERVICE_SNI_PORT (--sni-port) "0": must be a port number from 1 to 65535` {
+		t.Errorf("error %v, want only the SNI port's", err)
 	}
 }
