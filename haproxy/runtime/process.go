@@ -193,9 +193,10 @@ func (p *Process) writeAndServe(ctx context.Context, out *Output, complete bool)
 	reason, certificates := ReasonCertificateRefused, out.Certificates
 	err := p.updateCertificates(out.Certificates, out.Files)
 	if refused := (*CertificateRefusedError)(nil); errors.As(err, &refused) {
-		// A reload would refuse the files too: keep the last good ones as
-		// what HAProxy runs; the next configuration, without the
-		// certificate, is loaded in full.
+		// A reload would refuse the files too: put the last good ones
+		// back, so that a restart loads what HAProxy runs; the next
+		// configuration, without the certificate, is loaded in full.
+		p.restore(out)
 		p.metrics.runtimeFailures.Inc()
 		p.setState(p.state.CertificateRefused())
 		return err

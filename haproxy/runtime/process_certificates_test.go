@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,6 +108,10 @@ func TestProcessCertificates(t *testing.T) {
 	}
 	h.wantState(State{Started: true, Ready: true, Disk: DiskUnknown, Failures: 1})
 	h.presents("two")
+	// The refused file is not left for a restart of HAProxy to load.
+	if b, err := os.ReadFile(h.p.path(certFile)); err != nil || !bytes.Equal(b, h.p.lastGood[certFile].Data) {
+		t.Errorf("after the refusal %s holds %q (%v), want the certificate HAProxy serves", certFile, b, err)
+	}
 	if got := counter(h.metrics.runtimeFailures); got != 1 {
 		t.Errorf("runtime update failures %v, want 1", got)
 	}
