@@ -279,8 +279,14 @@ func (p *Process) load(ctx context.Context, step Step) error {
 	p.held = nil
 	var err error
 	if !p.state.Started {
-		if cerr := p.check(); cerr != nil {
+		var refused *RefusedError
+		if cerr := p.check(); errors.As(cerr, &refused) {
 			return p.refused(out, cerr)
+		} else if cerr != nil {
+			// haproxy -c could not run: nothing was refused, and the
+			// next attempt writes every file again.
+			p.metrics.reloadFailures.Inc()
+			return fmt.Errorf("checking the first configuration before starting HAProxy: %w", cerr)
 		}
 		err = p.startHAProxy(ctx)
 	} else {

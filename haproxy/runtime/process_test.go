@@ -209,3 +209,26 @@ func counter(c prometheus.Counter) float64 {
 	}
 	return m.GetCounter().GetValue()
 }
+
+// TestProcessCheckCannotRun: when haproxy -c cannot run at all (no such
+// binary), nothing is called refused; the attempt fails, counts, and is
+// retried after the interval.
+func TestProcessCheckCannotRun(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.HAProxy = filepath.Join(t.TempDir(), "no-haproxy") })
+	a := endpoint(t, "a")
+	err := h.p.Apply(h.ctx, output(h.config("", "", backend("server s0 127.0.0.1:"+itoa(a))), Reason{Kind: "first configuration"}), true)
+	var refused *RefusedError
+	if err == nil || errors.As(err, &refused) || strings.Contains(err.Error(), "refuses") ||
+		!strings.Contains(err.Error(), "checking the first configuration before starting HAProxy") || !strings.Contains(err.Error(), "no-haproxy") {
+		t.Fatalf("Apply without a haproxy binary: %v", err)
+	}
+	if h.p.PID() != 0 || h.p.State().Started {
+		t.Error("HAProxy counted as started")
+	}
+	if d, ok := h.p.RetryIn(); !ok || d != testInterval {
+		t.Errorf("RetryIn = %v, %v; want %v", d, ok, testInterval)
+	}
+	if got := counter(h.metrics.reloadFailures); got != 1 {
+		t.Errorf("reload failures %v, want 1", got)
+	}
+}
