@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/routeshift/routeshift/ingress"
+	"github.com/routeshift/routeshift/internal/childproc"
 	"github.com/routeshift/routeshift/internal/controlplane"
 	"github.com/routeshift/routeshift/internal/freeport"
 	"github.com/routeshift/routeshift/internal/hostaddr"
@@ -131,23 +132,21 @@ func defaultDataDir() string {
 
 // localRun is one run of `routeshift local`: what it started, to stop.
 type localRun struct {
-	opts    *localOptions
-	out     io.Writer
-	bin     string
-	log     *os.File
-	cp      *controlplane.ControlPlane
-	kcm     *exec.Cmd
-	stopKCM chan struct{}
+	opts *localOptions
+	out  io.Writer
+	bin  string
+	log  *os.File
+	cp   *controlplane.ControlPlane
+	kcm  *childproc.Process
 	// certManager is cert-manager's controller (--with-cert-manager).
-	certManager     *exec.Cmd
-	stopCertManager chan struct{}
-	cfg             *rest.Config
-	client          client.Client
-	kubecfg         string
-	wg              sync.WaitGroup
-	errs            chan error
-	demoPort        int
-	webhookPort     int
+	certManager *childproc.Process
+	cfg         *rest.Config
+	client      client.Client
+	kubecfg     string
+	wg          sync.WaitGroup
+	errs        chan error
+	demoPort    int
+	webhookPort int
 	// hostIP is the machine's address the demo backend listens on.
 	hostIP string
 }
@@ -397,20 +396,12 @@ func embeddedCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 }
 
 func (r *localRun) startControllerManager(_ context.Context) error {
-	r.kcm = exec.Command(filepath.Join(r.bin, "kube-controller-manager"), "--kubeconfig", r.kubecfg, "--secure-port=0",
+	var err error
+	r.kcm, err = childproc.Start(exec.Command(filepath.Join(r.bin, "kube-controller-manager"), "--kubeconfig", r.kubecfg, "--secure-port=0",
 		"--leader-elect=false", "--use-service-account-credentials=false",
-		"--controllers=garbage-collector-controller,clusterrole-aggregation-controller,namespace-controller")
-	r.kcm.Stdout, r.kcm.Stderr = r.log, r.log
-	r.kcm.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := r.kcm.Start(); err != nil {
-		return err
-	}
-	r.stopKCM = make(chan struct{})
-	go func() {
-		_ = r.kcm.Wait()
-		close(r.stopKCM)
-	}()
-	return nil
+		"--controllers=garbage-collector-controller,clusterrole-aggregation-controller,namespace-controller"),
+		childproc.Options{Log: r.log})
+	return err
 }
 
 // install applies the embedded manifests a local cluster needs, with the
@@ -728,13 +719,9 @@ func (r *localRun) printReady() {
 func (r *localRun) stop(cancel context.CancelFunc) {
 	cancel()
 	r.wg.Wait()
-	r.stopCertManagerProcess()
-	if r.kcm != nil && r.kcm.Process != nil {
-		_ = r.kcm.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-r.stopKCM:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-r.kcm.Process.Pid, syscall.SIGKILL)
+	for _, p := range []*childproc.Process{r.certManager, r.kcm} {
+		if p != nil {
+			_ = p.Stop(10 * time.Second)
 		}
 	}
 	if r.cp != nil {

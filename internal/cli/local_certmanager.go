@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
@@ -25,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/routeshift/routeshift/internal/childproc"
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -143,35 +142,14 @@ func (r *localRun) startCertManager(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.certManager = exec.Command(filepath.Join(r.bin, certManagerController), "--kubeconfig", r.kubecfg,
+	r.certManager, err = childproc.Start(exec.Command(filepath.Join(r.bin, certManagerController), "--kubeconfig", r.kubecfg,
 		"--leader-elect=false", "--cluster-resource-namespace="+localCANamespace,
-		"--healthz-listen-address=127.0.0.1:"+strconv.Itoa(healthz), "--metrics-listen-address=0")
-	r.certManager.Stdout, r.certManager.Stderr = r.log, r.log
-	r.certManager.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := r.certManager.Start(); err != nil {
+		"--healthz-listen-address=127.0.0.1:"+strconv.Itoa(healthz), "--metrics-listen-address=0"),
+		childproc.Options{Log: r.log})
+	if err != nil {
 		return err
 	}
-	r.stopCertManager = make(chan struct{})
-	go func() {
-		_ = r.certManager.Wait()
-		close(r.stopCertManager)
-	}()
-	return waitFor(ctx, 2*time.Minute, func() error {
-		select {
-		case <-r.stopCertManager:
-			return permanent{fmt.Errorf("%s exited: %s", certManagerController, r.certManager.ProcessState)}
-		default:
-		}
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", healthz))
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return errors.New(resp.Status)
-		}
-		return nil
-	})
+	return r.certManager.WaitHealthy(ctx, nil, fmt.Sprintf("http://127.0.0.1:%d/readyz", healthz), 2*time.Minute)
 }
 
 // localIssuers: a self-signed ClusterIssuer, a CA certificate it signs,
@@ -266,18 +244,4 @@ func (r *localRun) waitForSecureDemo(ctx context.Context) error {
 		}
 		return nil
 	})
-}
-
-// stopCertManagerProcess stops cert-manager's controller, killing its
-// process group if it does not stop within 10 seconds.
-func (r *localRun) stopCertManagerProcess() {
-	if r.certManager == nil || r.certManager.Process == nil {
-		return
-	}
-	_ = r.certManager.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-r.stopCertManager:
-	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-r.certManager.Process.Pid, syscall.SIGKILL)
-	}
 }

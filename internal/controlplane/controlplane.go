@@ -20,6 +20,8 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/routeshift/routeshift/internal/childproc"
 )
 
 // Options configure Start.
@@ -47,7 +49,7 @@ type ControlPlane struct {
 	Kubeconfig []byte
 
 	stopTimeout     time.Duration
-	etcd, apiServer *process
+	etcd, apiServer *childproc.Process
 }
 
 // Start starts etcd, then kube-apiserver, waits until the API server
@@ -87,9 +89,9 @@ func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
 // process group of one that has not exited within the stop timeout.
 func (cp *ControlPlane) Stop() error {
 	var errs []error
-	for _, p := range []*process{cp.apiServer, cp.etcd} {
+	for _, p := range []*childproc.Process{cp.apiServer, cp.etcd} {
 		if p != nil {
-			errs = append(errs, p.stop(cp.stopTimeout))
+			errs = append(errs, stop(p, cp.stopTimeout))
 		}
 	}
 	return errors.Join(errs...)

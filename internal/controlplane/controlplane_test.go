@@ -166,7 +166,7 @@ func checkModes(t *testing.T, dir string) {
 // stopped stops cp and checks that both processes are gone.
 func stopped(t *testing.T, cp *ControlPlane) {
 	t.Helper()
-	pids := []int{cp.apiServer.cmd.Process.Pid, cp.etcd.cmd.Process.Pid}
+	pids := []int{cp.apiServer.Pid(), cp.etcd.Pid()}
 	if err := cp.Stop(); err != nil {
 		t.Errorf("Stop: %v", err)
 	}

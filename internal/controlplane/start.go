@@ -40,7 +40,7 @@ func (cp *ControlPlane) startEtcd(ctx context.Context, opts Options) (string, er
 	if err != nil {
 		return "", err
 	}
-	return url, cp.etcd.waitHealthy(ctx, http.DefaultClient, url+"/health", opts.StartTimeout)
+	return url, cp.etcd.WaitHealthy(ctx, http.DefaultClient, url+"/health", opts.StartTimeout)
 }
 
 // startAPIServer starts kube-apiserver on a free loopback port with the
@@ -77,5 +77,5 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, opts Options, keys *
 	if err != nil {
 		return fmt.Errorf("a client for the API server: %w", err)
 	}
-	return cp.apiServer.waitHealthy(ctx, client, host+"/readyz", opts.StartTimeout)
+	return cp.apiServer.WaitHealthy(ctx, client, host+"/readyz", opts.StartTimeout)
 }

@@ -202,11 +202,14 @@ func startReady(t testing.TB, name, path string, args, env []string, healthz int
 	return p, WaitHTTP(context.Background(), url, 2*time.Minute, p)
 }
 
-// tail is the last 64 KiB of a process's output, for failure messages.
+// tailSize is how much of a process's output failure messages quote.
+const tailSize = 64 << 10
+
+// tail is the last tailSize bytes of a process's output, for failure
+// messages.
 func tail(out string) string {
-	const max = 64 << 10
-	if len(out) > max {
-		return "(…)" + out[len(out)-max:]
+	if len(out) > tailSize {
+		return "(…)" + out[len(out)-tailSize:]
 	}
 	return out
 }

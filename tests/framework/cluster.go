@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"syscall"
 	"testing"
 )
 
@@ -37,19 +36,10 @@ func NewCluster(t testing.TB, opts Options) *ControlPlane {
 // service account's user name, "" for none), and keeps its output like
 // the framework's own processes: Stop sends SIGTERM and fails when the
 // component's log shows the API server refusing user (see CheckForbidden).
-// cmd must not have Stdout, Stderr or SysProcAttr set.
+// cmd must not have Stdout or Stderr set; it runs in a process group of its
+// own, killed when the test binary dies (see childproc).
 func StartCommand(name, user string, cmd *exec.Cmd) (*Process, error) {
-	p := &Process{name: name, user: user, cmd: cmd, out: &syncBuffer{}, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = p.out, p.out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", name, err)
-	}
-	go func() {
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
-	return p, nil
+	return startCommand(name, user, cmd)
 }
 
 // Name is the name the process was started under.

@@ -12,12 +12,12 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/routeshift/routeshift/internal/childproc"
 	"github.com/routeshift/routeshift/internal/freeport"
 )
 
@@ -29,10 +29,8 @@ type Process struct {
 	// user is the user the process reaches the API server as when its
 	// --kubeconfig impersonates one (see KubeconfigAs); "" otherwise.
 	user string
-	cmd  *exec.Cmd
+	proc *childproc.Process
 	out  *syncBuffer
-	done chan struct{}
-	err  error
 }
 
 // syncBuffer is a bytes.Buffer safe for the process's two output streams.
@@ -61,25 +59,28 @@ func startProcess(name, path string, args ...string) (*Process, error) {
 }
 
 // startProcessEnv is startProcess with env added to the test's environment.
+// The process runs in a group of its own and is killed when the test
+// binary dies (see childproc).
 func startProcessEnv(name, path string, env []string, args ...string) (*Process, error) {
 	user, err := impersonatedUser(args)
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	p := &Process{name: name, user: user, out: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(path, args...)
+	cmd := exec.Command(path, args...)
 	if len(env) > 0 {
-		p.cmd.Env = append(os.Environ(), env...)
+		cmd.Env = append(os.Environ(), env...)
 	}
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := p.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", name, err)
+	return startCommand(name, user, cmd)
+}
+
+// startCommand starts cmd as the process name, which runs as user.
+func startCommand(name, user string, cmd *exec.Cmd) (*Process, error) {
+	p := &Process{name: name, user: user, out: &syncBuffer{}}
+	var err error
+	// Errors quote as much of the output as tail does; Output has all of it.
+	if p.proc, err = childproc.Start(cmd, childproc.Options{Name: name, Log: p.out, Tail: tailSize}); err != nil {
+		return nil, err
 	}
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.done)
-	}()
 	return p, nil
 }
 
@@ -87,45 +88,24 @@ func startProcessEnv(name, path string, env []string, args ...string) (*Process,
 func (p *Process) Output() string { return p.out.String() }
 
 // Exited reports whether the process has ended, and how.
-func (p *Process) Exited() (bool, error) {
-	select {
-	case <-p.done:
-		return true, p.err
-	default:
-		return false, nil
-	}
-}
+func (p *Process) Exited() (bool, error) { return p.proc.Exited() }
 
 // Signal sends sig to the process.
-func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+func (p *Process) Signal(sig os.Signal) error { return p.proc.Signal(sig) }
 
 // Done is closed when the process has ended.
-func (p *Process) Done() <-chan struct{} { return p.done }
+func (p *Process) Done() <-chan struct{} { return p.proc.Done() }
 
 // Kill kills the process's group at once, as SIGKILL ends a container.
-func (p *Process) Kill() { _ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) }
+func (p *Process) Kill() { p.proc.Kill() }
 
-// Stop sends SIGTERM, waits up to 20 s for a graceful exit, then kills the
-// process group. It returns the exit error of a graceful stop (nil for exit
-// status 0), joined with CheckForbidden's error: a component the API server
-// refused in its normal work lacks a permission the manifests must grant.
+// Stop sends SIGTERM to the process group, waits up to 20 s for a graceful
+// exit, then kills the group. It returns the exit error of a graceful stop
+// (nil for exit status 0), joined with CheckForbidden's error: a component
+// the API server refused in its normal work lacks a permission the
+// manifests must grant.
 func (p *Process) Stop() error {
-	return errors.Join(p.stop(), p.CheckForbidden())
-}
-
-func (p *Process) stop() error {
-	if exited, err := p.Exited(); exited {
-		return err
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-		return p.err
-	case <-time.After(20 * time.Second):
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.done
-		return fmt.Errorf("%s did not stop within 20s of SIGTERM; killed", p.name)
-	}
+	return errors.Join(p.proc.Stop(20*time.Second), p.CheckForbidden())
 }
 
 // CheckForbidden returns an error listing the lines of the process's output
@@ -314,6 +294,9 @@ func WaitHTTP(ctx context.Context, url string, timeout time.Duration, p *Process
 
 // waitHTTPClient is WaitHTTP with client making the requests.
 func waitHTTPClient(ctx context.Context, client *http.Client, url string, timeout time.Duration, p *Process) error {
+	if p != nil {
+		return p.proc.WaitHealthy(ctx, client, url, timeout)
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var last error
@@ -328,11 +311,6 @@ func waitHTTPClient(ctx context.Context, client *http.Client, url string, timeou
 			err = errors.New(resp.Status)
 		}
 		last = err
-		if p != nil {
-			if exited, exitErr := p.Exited(); exited {
-				return fmt.Errorf("%s exited (%v) before %s was ready:\n%s", p.name, exitErr, url, p.Output())
-			}
-		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%s not ready after %s: %v", url, timeout, last)
