@@ -140,7 +140,9 @@ func TestCrossRules(t *testing.T) {
 		{"rewrite space exactly half", func(c *Config) { c.BufSize, c.MaxRewriteSize = 16384, 8192 }, ""},
 		{"client auth without a CA", func(c *Config) { c.MutualTLSAuth = "required" },
 			"ROUTER_MUTUAL_TLS_AUTH_CA: must name the PEM bundle of the certificate authorities that issue client certificates when ROUTER_MUTUAL_TLS_AUTH is required"},
-		{"client auth with a relative CRL", func(c *Config) { c.MutualTLSAuth, c.MutualTLSAuthCA, c.MutualTLSAuthCRL = "optional", "/ca.pem", "ca.crl" },
+		{"client auth with a relative CRL", func(c *Config) {
+			c.MutualTLSAuth, c.MutualTLSAuthCA, c.MutualTLSAuthCRL = "optional", "/ca.pem", "ca.crl"
+		},
 			`ROUTER_MUTUAL_TLS_AUTH_CRL: "ca.crl" must be an absolute path`},
 		{"a relative CA without client auth", func(c *Config) { c.MutualTLSAuthCA = "ca.pem" }, ""},
 		{"compression without types", func(c *Config) { c.EnableCompression, c.CompressionMIME = true, " " },
