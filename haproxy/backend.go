@@ -77,12 +77,18 @@ type backendDefaults struct {
 	h1CaseAdjust bool
 	// shuffle gives new endpoints free slots in random order.
 	shuffle bool
+	// maxBodySize is ROUTER_MAX_BODY_SIZE (0: no limit), and bodyBuffer
+	// how much of a request body HAProxy can hold to measure it.
+	maxBodySize, bodyBuffer int64
+	// httpsRedirectPort is ":PORT" of ROUTER_HTTPS_REDIRECT_PORT, or "".
+	httpsRedirectPort string
 }
 
 func newBackendDefaults(cfg proxyconfig.Config) backendDefaults {
 	return backendDefaults{workingDir: cfg.WorkingDir, httpBalance: string(cfg.LoadBalanceAlgorithm), tcpBalance: tcpBalance(cfg),
 		cookieName: cfg.CookieName, checkInterval: cfg.BackendCheckInterval, shuffle: cfg.BackendProcessEndpoints == proxyconfig.EndpointOrderShuffle,
-		h1CaseAdjust: len(cfg.H1CaseAdjust) > 0}
+		h1CaseAdjust: len(cfg.H1CaseAdjust) > 0, maxBodySize: cfg.MaxBodySize, bodyBuffer: int64(cfg.BufSize - cfg.MaxRewriteSize),
+		httpsRedirectPort: redirectPort(cfg)}
 }
 
 // abs joins a path relative to the working directory.
@@ -129,6 +135,11 @@ func buildBackend(def *backendDefaults, in backendInput) backendOutput {
 	unavailable := routeCertificate(rt, &out)
 	if rt.Overrides.IPAllowlist != nil && !allowList(def, rt, d, &out) {
 		unavailable = "no valid address in the IP allowlist"
+	}
+	if !tcp {
+		if why := requestRules(def, rt, d, &out); why != "" {
+			unavailable = why
+		}
 	}
 	if !tcp && !addHeaderActions(rt, d) {
 		unavailable = "a header action or HSTS value cannot be quoted"
@@ -239,29 +250,41 @@ func cookie(def *backendDefaults, rt *router.Route) *CookieData {
 // file. It reports false when no entry is valid: the route is then not
 // served at all rather than served to everyone.
 func allowList(def *backendDefaults, rt *router.Route, d *BackendData, out *backendOutput) bool {
-	var list []string
-	for _, s := range rt.Overrides.IPAllowlist {
-		if p, err := netip.ParsePrefix(s); err == nil && p.Addr().Zone() == "" {
-			list = append(list, p.String())
-		} else if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
-			list = append(list, a.String())
-		}
-	}
+	list, _ := canonicalIPs(rt.Overrides.IPAllowlist)
 	if len(list) == 0 {
 		return false
 	}
-	if len(list) <= maxInlineAllowList {
-		d.AllowList = &AllowListData{Inline: list}
-		return true
+	d.AllowList = ipListData(def, list, allowListFile(rt), out)
+	return true
+}
+
+// canonicalIPs returns the valid addresses and CIDRs of list in canonical
+// form, and how many entries were not valid.
+func canonicalIPs(list []string) (valid []string, invalid int) {
+	for _, s := range list {
+		if p, err := netip.ParsePrefix(s); err == nil && p.Addr().Zone() == "" {
+			valid = append(valid, p.String())
+		} else if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
+			valid = append(valid, a.String())
+		} else {
+			invalid++
+		}
 	}
-	rel := allowListFile(rt)
+	return valid, invalid
+}
+
+// ipListData writes a list of addresses and CIDRs on the acl line, or
+// into the file rel when it is too long for one.
+func ipListData(def *backendDefaults, list []string, rel string, out *backendOutput) *AllowListData {
+	if len(list) <= maxInlineAllowList {
+		return &AllowListData{Inline: list}
+	}
 	var data []byte
 	for _, s := range list {
 		data = append(append(data, s...), '\n')
 	}
 	out.addFile(rel, runtime.File{Data: data, Mode: 0o644})
-	d.AllowList = &AllowListData{File: def.abs(rel)}
-	return true
+	return &AllowListData{File: def.abs(rel)}
 }
 
 // rewritePath fills in the rewrite-target rule: the route's path at the

@@ -131,9 +131,7 @@ func (r *Renderer) configData(crls bool) *ConfigData {
 	d.HTTP = &HTTPFrontend{Bind: r.bind(cfg.HTTPPort), AcceptProxy: cfg.UseProxyProtocol,
 		Routing: RoutingData{ExactMap: maps.HTTPExact, PrefixMap: maps.HTTPPrefix, Proto: "http", Redirect: redirectValue,
 			Forwarded: string(cfg.ForwardedHeaders), ForwardedMap: maps.Forwarded}}
-	if p := cfg.HTTPSRedirectPort; p != 0 && p != 443 {
-		d.HTTP.Routing.RedirectPort = ":" + strconv.Itoa(p)
-	}
+	d.HTTP.Routing.RedirectPort = redirectPort(*cfg)
 	d.HTTPS = &TLSFrontend{Bind: r.bind(cfg.HTTPSPort), AcceptProxy: cfg.UseProxyProtocol,
 		InspectDelay: haproxyTime(cfg.InspectDelay), SNIMap: maps.SNIPassthrough, SNIBackend: sniRelay, NoSNIBackend: noSNIRelay, NoOptions: httpOnly}
 	clientAuth := r.clientAuthData(crls)
@@ -152,4 +150,13 @@ func (r *Renderer) configData(crls bool) *ConfigData {
 		}
 	}
 	return d
+}
+
+// redirectPort is ":PORT" of ROUTER_HTTPS_REDIRECT_PORT for redirects to
+// HTTPS, or "" when clients reach HTTPS on 443.
+func redirectPort(cfg proxyconfig.Config) string {
+	if p := cfg.HTTPSRedirectPort; p != 0 && p != 443 {
+		return ":" + strconv.Itoa(p)
+	}
+	return ""
 }

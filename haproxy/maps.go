@@ -119,7 +119,12 @@ func routeEntries(rt *router.Route, certFile, forwarded string) []mapEntry {
 		case routecore.InsecureEdgeTerminationPolicyAllow:
 			http(httpExact, httpPrefix, name)
 		case routecore.InsecureEdgeTerminationPolicyRedirect:
-			http(httpExact, httpPrefix, redirectValue)
+			if httpsRedirectCode(rt) == 302 {
+				http(httpExact, httpPrefix, redirectValue)
+			} else {
+				// The backend redirects with the route's own status.
+				http(httpExact, httpPrefix, name)
+			}
 		}
 		if certFile != "" {
 			add(crtList, host, certFile)

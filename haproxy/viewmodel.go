@@ -309,8 +309,20 @@ type BackendData struct {
 	TimeoutServer, TimeoutTunnel string
 	// AllowList is nil when every source may connect.
 	AllowList *AllowListData
+	// DenyList is nil when no source is refused (ip-denylist).
+	DenyList *AllowListData
 	// RateLimit is nil without the rate-limit-connections annotation.
 	RateLimit *RateLimitData
+	// BodyLimit is nil when request bodies are not limited.
+	BodyLimit *BodyLimitData
+	// HTTPSRedirect redirects plain HTTP to HTTPS with the route's own
+	// status, or is nil.
+	HTTPSRedirect *HTTPSRedirectData
+	// AppRoot is the quoted path requests for / are redirected to, or
+	// empty.
+	AppRoot string
+	// Redirect redirects every request (redirect-to), or is nil.
+	Redirect *RedirectData
 	// HSTS is the quoted Strict-Transport-Security value, or empty. It
 	// goes on responses to requests that came over TLS only (RFC 6797
 	// §7.2): edge routes with insecure policy Allow also serve plain HTTP.
@@ -354,6 +366,11 @@ type RateLimitData struct {
 	Store string
 	// Thresholds; 0 means no limit of that kind.
 	ConcurrentTCP, RateTCP, RateHTTP int32
+	// Exempt lists the sources not counted (rate-limit-exempt), or is nil.
+	Exempt *AllowListData
+	// Answer makes the limits answer HTTP requests instead of closing
+	// the connection (rate-limit-status), or is nil.
+	Answer *RateLimitAnswerData
 }
 
 // HeaderAction sets or deletes a request or response header.

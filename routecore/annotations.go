@@ -93,6 +93,25 @@ type Overrides struct {
 	// H1AdjustCase applies ROUTER_H1_CASE_ADJUST's header-name cases to
 	// the route's HTTP/1 traffic.
 	H1AdjustCase bool
+
+	// MaxBodySize limits request bodies; unset, the router's default
+	// applies.
+	MaxBodySize BodySize
+	// IPDenylist lists the source addresses and CIDRs refused with 403.
+	IPDenylist []string
+	// RedirectTo is the URL every request is redirected to ("" for none);
+	// a trailing $request_uri stands for the request's path and query.
+	RedirectTo string
+	// RedirectCode is the status of the route's redirects (0: each
+	// redirect's default).
+	RedirectCode int
+	// AppRoot is the path requests for / are redirected to ("" for none).
+	AppRoot string
+	// RateLimitStatus is the HTTP status the rate limits answer with (0:
+	// they close the connection).
+	RateLimitStatus int
+	// RateLimitExempt lists the sources the rate limits do not count.
+	RateLimitExempt []string
 }
 
 // ForwardedHeadersPolicy is what a router does with the X-Forwarded-For,
@@ -128,6 +147,10 @@ type Annotation struct {
 	// OnlyFor lists the terminations ("" for plain HTTP) the annotation has
 	// an effect on; empty means all.
 	OnlyFor []TLSTerminationType
+	// RefusedOutside makes the annotation on a route of another
+	// termination an error rather than a warning: routeshift's own
+	// annotations, whose users expect them to act.
+	RefusedOutside bool
 	// Requires names a boolean annotation that must be "true" for this one to
 	// have an effect.
 	Requires string
@@ -180,7 +203,7 @@ var (
 // documentation order: the router's, then cert-manager's. Later entries win
 // where two keys set the same value (ip_allowlist over ip_whitelist,
 // router.openshift.io/cookie_name over the legacy key).
-var AnnotationCatalogue = slices.Concat(routerCatalogue, certificateCatalogue)
+var AnnotationCatalogue = slices.Concat(routerCatalogue, extensionCatalogue, certificateCatalogue)
 
 // routerCatalogue is the router part of AnnotationCatalogue.
 var routerCatalogue = []Annotation{
@@ -573,7 +596,7 @@ func annotationWarnings(route *Route) []string {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
 			warnings = append(warnings, msg)
-		case known && len(a.OnlyFor) > 0 && !slices.Contains(a.OnlyFor, termination) && a.certificate == nil:
+		case known && len(a.OnlyFor) > 0 && !slices.Contains(a.OnlyFor, termination) && a.certificate == nil && !a.RefusedOutside:
 			warnings = append(warnings, fmt.Sprintf("%s: has no effect on %s", path, terminationNoun(termination)))
 		case known && a.Requires != "" && !isTrue(route.Annotations[a.Requires]):
 			warnings = append(warnings, fmt.Sprintf("%s: has no effect unless %s is \"true\"", path, a.Requires))

@@ -45,12 +45,20 @@ func TestCatalogueIsConsistent(t *testing.T) {
 				t.Errorf("%s: OpenShiftKey %s does not set the same", a.Key, a.OpenShiftKey)
 			}
 		}
-		if a.FailClosed != (a.Key == AnnIPWhitelist || a.Key == AnnIPAllowlist) {
+		if a.FailClosed != (a.Key == AnnIPWhitelist || a.Key == AnnIPAllowlist || a.Key == AnnIPDenylist) {
 			t.Errorf("%s: FailClosed %v", a.Key, a.FailClosed)
 		}
 	}
-	if len(AnnotationCatalogue) != len(routerCatalogue)+len(certificateCatalogue) {
-		t.Errorf("the catalogue has %d entries, its parts %d", len(AnnotationCatalogue), len(routerCatalogue)+len(certificateCatalogue))
+	if parts := len(routerCatalogue) + len(extensionCatalogue) + len(certificateCatalogue); len(AnnotationCatalogue) != parts {
+		t.Errorf("the catalogue has %d entries, its parts %d", len(AnnotationCatalogue), parts)
+	}
+	for _, a := range extensionCatalogue {
+		if !IsRouteshiftAnnotation(a.Key) || a.OpenShiftKey != "" {
+			t.Errorf("%s: routeshift's own annotations are named routeshift.io/... and have no OpenShift key", a.Key)
+		}
+		if a.RefusedOutside && len(a.OnlyFor) == 0 {
+			t.Errorf("%s: refused outside no termination", a.Key)
+		}
 	}
 }
 

@@ -228,7 +228,36 @@ func withResourceVersion(meta *metav1.ObjectMeta) *metav1.ObjectMeta {
 
 func (c *check) annotations() field.ErrorList {
 	_, valueErrs := c.annotationErrors()
+	if wrong := c.annotationTerminations(); len(wrong) > 0 {
+		return slices.Concat(valueErrs, wrong)
+	}
 	return valueErrs
+}
+
+// annotationTerminations refuses the annotations that act only on some
+// terminations (RefusedOutside) on a route of another. On update, an
+// annotation the stored route had with the same value and termination is
+// not refused again.
+func (c *check) annotationTerminations() field.ErrorList {
+	if c.opts.SkipAnnotationValues || len(c.route.Annotations) == 0 {
+		return nil
+	}
+	term := c.route.termination()
+	var errs field.ErrorList
+	for _, a := range refusedOutside {
+		v, ok := c.route.Annotations[a.Key]
+		if !ok || slices.Contains(a.OnlyFor, term) {
+			continue
+		}
+		if !c.creating() {
+			if ov, had := c.old.Annotations[a.Key]; had && ov == v && c.old.termination() == term {
+				continue
+			}
+		}
+		errs = append(errs, field.Invalid(annotationsPath.Key(a.Key), v, "has no effect on "+terminationNoun(term)+
+			", whose TLS the router passes through unread: remove it, or terminate TLS at the router (edge or reencrypt)"))
+	}
+	return errs
 }
 
 func (c *check) hostAndSubdomain() field.ErrorList {

@@ -56,6 +56,9 @@ type Config struct {
 	// use (TLSv1.0 ... TLSv1.3; SSLMaxVersion "" for no bound).
 	SSLMinVersion string
 	SSLMaxVersion string
+	// MaxBodySize is the largest request body of HTTP routes, in bytes
+	// (0: no limit); a route's max-body-size annotation overrides it.
+	MaxBodySize int64
 	// BufSize and MaxRewriteSize are HAProxy's buffer size and the part of
 	// it kept for header rewrites, in bytes.
 	BufSize        int

@@ -62,6 +62,7 @@ var Settings = []Setting{
 
 	{"ROUTER_MAX_CONNECTIONS", settingfield.Int(func(c *Config) *int { return &c.MaxConnections }, 1, 1<<30, "a whole number from 1 up")},
 	{"ROUTER_THREADS", settingfield.Int(func(c *Config) *int { return &c.Threads }, 0, 4096, "a whole number from 0 to 4096")},
+	{"ROUTER_MAX_BODY_SIZE", settingfield.New(parseBodySize, nil)},
 	{"ROUTER_BUF_SIZE", settingfield.Int(func(c *Config) *int { return &c.BufSize }, 2048, 1<<20, "a number of bytes from 2048 to 1048576")},
 	{"ROUTER_MAX_REWRITE_SIZE", settingfield.Int(func(c *Config) *int { return &c.MaxRewriteSize }, 0, 1<<19, "a number of bytes from 0 to 524288")},
 
@@ -112,6 +113,21 @@ var Settings = []Setting{
 	{"TEMPLATE_FILE", text(func(c *Config) *string { return &c.TemplateFile }, nil)},
 	{"RELOAD_INTERVAL", settingfield.Interval(func(c *Config) *time.Duration { return &c.ReloadInterval }, MinReloadInterval, "5s")},
 	{"ROUTER_BLUEPRINT_ROUTE_POOL_SIZE", settingfield.Int(func(c *Config) *int { return &c.StandbyBackends }, 0, 1000, "a whole number from 0 to 1000")},
+}
+
+// parseBodySize reads a size as the max-body-size annotation takes it;
+// empty is no limit.
+func parseBodySize(c *Config, v string) error {
+	if v == "" {
+		c.MaxBodySize = 0
+		return nil
+	}
+	n, err := routecore.ParseBodySize(v)
+	if err != nil {
+		return err
+	}
+	c.MaxBodySize = n
+	return nil
 }
 
 func text(get func(*Config) *string, check func(string) error) settingfield.Field[Config] {

@@ -19,6 +19,7 @@ import (
 	"github.com/routeshift/routeshift/ingress/nginx"
 	"github.com/routeshift/routeshift/internal/input"
 	"github.com/routeshift/routeshift/internal/parallel"
+	"github.com/routeshift/routeshift/routecore"
 )
 
 type translateOptions struct {
@@ -290,6 +291,12 @@ func (o *translateOptions) report(ing *networkingv1.Ingress, res ingress.Result,
 	if res.Conversion != nil {
 		for _, f := range res.Conversion.Findings {
 			fmt.Fprintf(stderr, "%s: ingress %s: %s\n", findingLevel(f), who, f.Describe())
+		}
+	}
+	for _, r := range res.Routes {
+		// Exact paths have a warning of their own (PathTypeHints).
+		if n := openShiftNote(r.Annotations, routecore.AnnPathType); n != "" {
+			fmt.Fprintf(stderr, "note: ingress %s: route %s: %s\n", who, r.Name, n)
 		}
 	}
 }

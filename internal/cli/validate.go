@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -127,6 +128,9 @@ func (o *validateOptions) validate(ctx context.Context, obj input.Object, stderr
 	routecore.Default(r, nil, routecore.DefaultOptions{RouteSuffix: o.routeSuffix})
 	for _, w := range routecore.Warnings(r, routecore.WarningOptions{GeneratedHostSuffix: o.routeSuffix}) {
 		fmt.Fprintf(stderr, "Warning: %s/%s: %s\n", r.Namespace, r.Name, w)
+	}
+	if n := openShiftNote(r.Annotations); n != "" {
+		fmt.Fprintf(stderr, "Note: %s/%s: %s\n", r.Namespace, r.Name, n)
 	}
 	// The mutating webhook refuses first; the API server checks the schema
 	// only of what it let through.
@@ -306,4 +310,16 @@ func printYAML(w io.Writer, objs []any) error {
 		}
 	}
 	return nil
+}
+
+// openShiftNote names, once per Route, the annotations only routeshift's
+// router reads ("" for none), so that a Route meant to run on OpenShift
+// too is not relied on for what OpenShift's router ignores.
+// Keys in except are left out (their own warnings say more).
+func openShiftNote(annotations map[string]string, except ...string) string {
+	keys := slices.DeleteFunc(routecore.OpenShiftIgnores(annotations), func(k string) bool { return slices.Contains(except, k) })
+	if len(keys) == 0 {
+		return ""
+	}
+	return "OpenShift's router ignores " + strings.Join(keys, ", ") + " (routeshift's own annotations): on OpenShift this Route behaves otherwise"
 }

@@ -206,3 +206,44 @@ func TestValidateFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateRouteshiftAnnotations: routeshift's own annotations are
+// named once per Route as what OpenShift's router ignores, and those that
+// act only on HTTP are refused on a passthrough Route with the webhook's
+// words.
+func TestValidateRouteshiftAnnotations(t *testing.T) {
+	in := `apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: shop
+  namespace: web
+  annotations:
+    routeshift.io/max-body-size: 8m
+    routeshift.io/ip-denylist: 203.0.113.0/24
+    haproxy.router.openshift.io/timeout: 5s
+spec:
+  host: shop.example.com
+  to: {kind: Service, name: shop}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: tunnel
+  namespace: web
+  annotations:
+    routeshift.io/max-body-size: 8m
+spec:
+  host: tunnel.example.com
+  to: {kind: Service, name: tunnel}
+  tls: {termination: passthrough}
+`
+	stdout, stderr, code := run(t, in, "validate", "-f", "-")
+	wantErr := `Note: web/shop: OpenShift's router ignores routeshift.io/ip-denylist, routeshift.io/max-body-size (routeshift's own annotations): on OpenShift this Route behaves otherwise
+Note: web/tunnel: OpenShift's router ignores routeshift.io/max-body-size (routeshift's own annotations): on OpenShift this Route behaves otherwise
+The Route "tunnel" is invalid: metadata.annotations[routeshift.io/max-body-size]: Invalid value: "8m": has no effect on passthrough routes, whose TLS the router passes through unread: remove it, or terminate TLS at the router (edge or reencrypt)
+summary: 2 routes read: 1 valid, 1 invalid; 0 objects of other kinds skipped
+`
+	if code != 1 || stdout != "web/shop valid\n" || stderr != wantErr {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant:\n%s", code, stdout, stderr, wantErr)
+	}
+}

@@ -92,7 +92,7 @@ func settingsData() (any, error) {
 // annotation is a row of annotations.md.
 type annotation struct {
 	routecore.Annotation
-	Example, OnlyFor string
+	Example, OnlyFor, OpenShift string
 }
 
 func annotationsData() (any, error) {
@@ -102,9 +102,22 @@ func annotationsData() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, annotation{Annotation: a, Example: example, OnlyFor: onlyFor(a)})
+		rows = append(rows, annotation{Annotation: a, Example: example, OnlyFor: onlyFor(a), OpenShift: openShift(a)})
 	}
 	return rows, nil
+}
+
+// openShift says whether OpenShift's router reads an annotation.
+func openShift(a routecore.Annotation) string {
+	switch {
+	case routecore.IsRouteshiftAnnotation(a.Key):
+		return "ignores it"
+	case a.OpenShiftKey != "":
+		return "reads `" + a.OpenShiftKey + "` instead"
+	case routecore.IsCertManagerAnnotation(a.Key):
+		return "ignores it (cert-manager's openshift-routes add-on reads it)"
+	}
+	return "reads it"
 }
 
 // onlyFor names the Routes an annotation has an effect on.
@@ -123,6 +136,9 @@ func onlyFor(a routecore.Annotation) string {
 	}
 	if a.Requires != "" {
 		only += " (needs `" + a.Requires + ": \"true\"`)"
+	}
+	if a.RefusedOutside {
+		only += "; refused on others"
 	}
 	return only
 }

@@ -337,6 +337,10 @@ var Table = []Setting{
 		Help: "HAProxy threads (0: HAProxy's default, one per CPU)",
 	},
 	{
+		Env: "ROUTER_MAX_BODY_SIZE", Flag: "max-body-size", Default: "", Example: "10m",
+		Help: "largest request body of HTTP routes, in bytes or with a k, m or g suffix (10m, 512k; empty or 0: no limit): a request whose Content-Length is larger is answered 413, and a chunked body larger than a limit below the buffer (ROUTER_BUF_SIZE less ROUTER_MAX_REWRITE_SIZE) too; a route's routeshift.io/max-body-size annotation overrides it (routeshift extension)",
+	},
+	{
 		Env: "ROUTER_BUF_SIZE", Flag: "buf-size", Default: "32768", Example: "65536",
 		Help: "HAProxy's buffer size in bytes (tune.bufsize): a request's headers must fit in it, less ROUTER_MAX_REWRITE_SIZE",
 	},

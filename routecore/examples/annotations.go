@@ -47,6 +47,14 @@ var annotationValues = map[string]annotationValue{
 	routecore.AnnSetForwardedHeaders:      {"if-none", "overwrite", `Unsupported value: "overwrite": supported values: "append", "replace", "if-none", "never"`},
 	routecore.AnnH1AdjustCase:             {"true", "yes", `Invalid value: "yes": ` + booleanErr},
 
+	routecore.AnnMaxBodySize:     {"8m", "8mb", `Invalid value: "8mb": must be a size such as 8m, 512k or 1048576: a whole number of bytes, optionally followed by k, m or g; 0 means no limit`},
+	routecore.AnnIPDenylist:      {"203.0.113.0/24 2001:db8::1", "203.0.113.0/24,10.0.0.1", `Invalid value: "203.0.113.0/24,10.0.0.1": ` + ipErr},
+	routecore.AnnRedirectTo:      {"https://www.example.com/new$request_uri", "www.example.com", `Invalid value: "www.example.com": must be an absolute http or https URL with a host, such as https://www.example.com/new$request_uri`},
+	routecore.AnnRedirectCode:    {"308", "300", `Unsupported value: "300": supported values: "301", "302", "303", "307", "308"`},
+	routecore.AnnAppRoot:         {"/app", "app", `Invalid value: "app": must be a path other than / starting with a single '/', of letters, digits and -._~:/?[]@!&'()*+,;=% (no spaces, quotes or '#'), such as /app`},
+	routecore.AnnRateLimitStatus: {"429", "503", `Unsupported value: "503": supported values: "429"`},
+	routecore.AnnRateLimitExempt: {"10.0.0.0/8", "10.0.0.0/8;192.168.0.1", `Invalid value: "10.0.0.0/8;192.168.0.1": ` + ipErr},
+
 	routecore.AnnCertIssuer:                    {"shop-ca", "Shop_CA", `Invalid value: "Shop_CA": ` + subdomainMsg},
 	routecore.AnnCertIssuerName:                {"shop-ca", "shop ca", `Invalid value: "shop ca": ` + subdomainMsg},
 	routecore.AnnCertClusterIssuer:             {"letsencrypt", "letsencrypt.", `Invalid value: "letsencrypt.": ` + subdomainMsg},

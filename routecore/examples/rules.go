@@ -462,9 +462,9 @@ func warnings() []Example {
 		Change:   Annotate("haproxy.router.openshift.io/timout", "5s"),
 		Warnings: []string{ann("haproxy.router.openshift.io/timout") + `unknown router annotation; it has no effect; did you mean "haproxy.router.openshift.io/timeout"?`},
 	}, {
-		Rule: "… without a suggestion when none is close", Shows: "`routeshift.io/owner: shop`",
-		Change:   Annotate("routeshift.io/owner", "shop"),
-		Warnings: []string{ann("routeshift.io/owner") + "unknown router annotation; it has no effect"},
+		Rule: "… without a suggestion when none is close", Shows: "`routeshift.io/billing-team: shop`",
+		Change:   Annotate("routeshift.io/billing-team", "shop"),
+		Warnings: []string{ann("routeshift.io/billing-team") + "unknown router annotation; it has no effect"},
 	}, {
 		Rule: "An annotation that has no effect on this termination", Shows: "`router.openshift.io/cookie-same-site: Lax` on a plain-HTTP route",
 		Change:   Annotate(routecore.AnnCookieSameSite, "Lax"),
