@@ -51,6 +51,12 @@ func TestRejections(t *testing.T) {
 			want: `The Route "mismatch" is invalid: spec.tls.key: Invalid value: "redacted key data": tls: private key does not match public key`},
 		{name: "newline in a router annotation", manifest: routeYAML("inject", ns, "  annotations:\n    haproxy.router.openshift.io/balance: \"roundrobin\\nbackend evil\"\n"+spec),
 			want: `The Route "inject" is invalid: metadata.annotations[haproxy.router.openshift.io/balance]: Invalid value: "roundrobin\nbackend evil": must not contain control characters such as newlines or tabs`},
+		{name: "body size of nginx's other syntax", manifest: routeYAML("body", ns, "  annotations:\n    routeshift.io/max-body-size: 8mb\n"+spec),
+			want: `The Route "body" is invalid: metadata.annotations[routeshift.io/max-body-size]: Invalid value: "8mb": must be a size such as 8m, 512k or 1048576: a whole number of bytes, optionally followed by k, m or g; 0 means no limit`},
+		{name: "relative redirect", manifest: routeYAML("moved", ns, "  annotations:\n    routeshift.io/redirect-to: /new\n"+spec),
+			want: `The Route "moved" is invalid: metadata.annotations[routeshift.io/redirect-to]: Invalid value: "/new": must be an absolute http or https URL with a host, such as https://www.example.com/new$request_uri`},
+		{name: "deny list on passthrough", manifest: routeYAML("pt-deny", ns, "  annotations:\n    routeshift.io/ip-denylist: 203.0.113.0/24\nspec:\n  host: www.example.com\n  tls: {termination: passthrough}\n  to: {name: web}\n"),
+			want: `The Route "pt-deny" is invalid: metadata.annotations[routeshift.io/ip-denylist]: Invalid value: "203.0.113.0/24": has no effect on passthrough routes, whose TLS the router passes through unread: remove it, or terminate TLS at the router (edge or reencrypt)`},
 		{name: "upper-case host", manifest: routeYAML("upper", ns, "spec:\n  host: WWW.example.com\n  to: {name: web}\n"),
 			want: `The Route "upper" is invalid: ` + "\n" +
 				`* spec.host: Invalid value: "WWW.example.com": host must conform to DNS 952 subdomain conventions` + "\n" +
