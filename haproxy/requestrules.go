@@ -47,6 +47,25 @@ type RateLimitAnswerData struct {
 	Status int
 }
 
+// BasicAuthData asks requests for the credentials of one of Users.
+type BasicAuthData struct {
+	// Userlist names the userlist section of the users.
+	Userlist string
+	Users    []UserData
+	// Realm is the quoted realm clients are told.
+	Realm string
+	// Forward keeps the Authorization header for the endpoints.
+	Forward bool
+}
+
+// UserData is one user of a userlist: quoted name and crypt(3) hash.
+type UserData struct {
+	Name, Hash string
+}
+
+// defaultRealm is the realm of routes that name none.
+const defaultRealm = "Authentication Required"
+
 // requestRules fills in the route's request rules. It returns why the
 // route cannot be served safely, or "".
 func requestRules(def *backendDefaults, rt *router.Route, d *BackendData, out *backendOutput) string {
@@ -66,6 +85,11 @@ func requestRules(def *backendDefaults, rt *router.Route, d *BackendData, out *b
 			return "an IP denylist entry cannot be read"
 		}
 		d.DenyList = ipListData(def, list, ipListFile(rt, "deny"), out)
+	}
+	if a := rt.BasicAuth; a != nil {
+		if why := basicAuth(rt, a, d); why != "" {
+			return why
+		}
 	}
 	if d.RateLimit != nil {
 		if len(o.RateLimitExempt) > 0 {
@@ -125,4 +149,24 @@ func httpsRedirectCode(rt *router.Route) int {
 // "exempt") when it is too long for the acl line.
 func ipListFile(rt *router.Route, kind string) string {
 	return allowListsDir + "/" + routeFileName(rt) + "." + kind + ".txt"
+}
+
+// basicAuth fills in the route's users and realm. It returns why they
+// cannot be written safely, or "".
+func basicAuth(rt *router.Route, a *router.BasicAuth, d *BackendData) string {
+	realm, ok := quote(cmp.Or(a.Realm, defaultRealm))
+	if !ok || len(a.Users) == 0 {
+		return "the basic authentication users or realm cannot be quoted"
+	}
+	b := &BasicAuthData{Userlist: "auth:" + rt.Namespace + ":" + rt.Name, Realm: realm, Forward: a.Forward}
+	for _, u := range a.Users {
+		name, ok1 := quote(u.Name)
+		hash, ok2 := quote(u.Hash)
+		if !ok1 || !ok2 {
+			return "the basic authentication users or realm cannot be quoted"
+		}
+		b.Users = append(b.Users, UserData{Name: name, Hash: hash})
+	}
+	d.BasicAuth = b
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/routeshift/routeshift/haproxy/proxyconfig"
 	"github.com/routeshift/routeshift/routecore"
@@ -27,7 +28,13 @@ func post(c *http.Client, url string, n int, chunked bool) reply {
 	if !chunked {
 		req.ContentLength = int64(n)
 	}
-	resp, err := c.Do(req)
+	// As curl does for large bodies: a refusal comes before the body is
+	// sent, so the client reads it instead of writing into a closed
+	// connection.
+	req.Header.Set("Expect", "100-continue")
+	tr := c.Transport.(*http.Transport).Clone()
+	tr.ExpectContinueTimeout = 10 * time.Second
+	resp, err := (&http.Client{Transport: tr, Timeout: c.Timeout}).Do(req)
 	if err != nil {
 		return reply{err: err}
 	}

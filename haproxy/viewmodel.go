@@ -311,6 +311,9 @@ type BackendData struct {
 	AllowList *AllowListData
 	// DenyList is nil when no source is refused (ip-denylist).
 	DenyList *AllowListData
+	// BasicAuth is nil unless requests must bring a user's credentials;
+	// its userlist section precedes the backend.
+	BasicAuth *BasicAuthData
 	// RateLimit is nil without the rate-limit-connections annotation.
 	RateLimit *RateLimitData
 	// BodyLimit is nil when request bodies are not limited.

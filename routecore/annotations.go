@@ -112,6 +112,12 @@ type Overrides struct {
 	RateLimitStatus int
 	// RateLimitExempt lists the sources the rate limits do not count.
 	RateLimitExempt []string
+	// AuthBasicSecret names the Secret of basic authentication's users
+	// ("" for none); AuthBasicRealm is its realm ("" for the default);
+	// AuthBasicForward passes the Authorization header on.
+	AuthBasicSecret  string
+	AuthBasicRealm   string
+	AuthBasicForward bool
 }
 
 // ForwardedHeadersPolicy is what a router does with the X-Forwarded-For,

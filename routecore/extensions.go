@@ -26,6 +26,14 @@ const (
 	AnnRateLimitStatus = "routeshift.io/rate-limit-status"
 	// AnnRateLimitExempt lists the sources the rate limits do not count.
 	AnnRateLimitExempt = "routeshift.io/rate-limit-exempt"
+	// AnnAuthBasicSecret names the Secret of the users basic
+	// authentication lets in.
+	AnnAuthBasicSecret = "routeshift.io/auth-basic-secret"
+	// AnnAuthBasicRealm is the realm of basic authentication.
+	AnnAuthBasicRealm = "routeshift.io/auth-basic-realm"
+	// AnnAuthBasicForward passes the Authorization header to the
+	// endpoints.
+	AnnAuthBasicForward = "routeshift.io/auth-basic-forward"
 )
 
 // Limits of routeshift's annotations.
@@ -70,6 +78,15 @@ var extensionCatalogue = []Annotation{
 	{Key: AnnAppRoot, Help: "Path requests for / are redirected to, with 302 (ingress-nginx's app-root); other paths are served as usual. A path starting with '/', other than / itself, optionally with a query; at most 2048 bytes.",
 		Default: "no redirect", OnlyFor: onlyHTTP, RefusedOutside: true,
 		validate: appRoot, apply: func(v string, o *Overrides) { o.AppRoot = v }},
+	{Key: AnnAuthBasicSecret, Help: "Name of a Secret in the Route's namespace whose key auth holds htpasswd lines (user:hash, as ingress-nginx's auth-file Secrets): requests without the credentials of one of those users get 401 with WWW-Authenticate. Hashes must be bcrypt ($2y$, htpasswd -B) or SHA-256/512 crypt ($5$, $6$); others ($apr1$, {SHA}, plain) are refused with how to re-hash. HAProxy hashes the password of every request: bcrypt costs milliseconds per request, SHA-512 crypt about a tenth of that. The router must be allowed to read the Secret (as for spec.tls.externalCertificate); a changed Secret is loaded with a hitless reload.",
+		Default: "no authentication", OnlyFor: onlyHTTP, RefusedOutside: true,
+		validate: secretName, apply: func(v string, o *Overrides) { o.AuthBasicSecret = v }},
+	{Key: AnnAuthBasicRealm, Help: "Realm of basic authentication, shown by browsers when they ask for credentials; at most 256 bytes, without double quotes.",
+		Default: "Authentication Required", OnlyFor: onlyHTTP,
+		validate: realm, apply: func(v string, o *Overrides) { o.AuthBasicRealm = v }},
+	{Key: AnnAuthBasicForward, Help: "true passes the Authorization header of authenticated requests on to the endpoints; by default it is removed, so the endpoints never see the password.",
+		Default: "false", OnlyFor: onlyHTTP,
+		validate: boolean, warn: booleanWarning, apply: func(v string, o *Overrides) { o.AuthBasicForward = isTrue(v) }},
 	{Key: AnnRateLimitStatus, Help: "429 makes the rate-limit-connections limits answer HTTP 429 Too Many Requests (with Retry-After) instead of closing the connection, for routes that speak HTTP; without it the limits close the connection, as OpenShift's router does.",
 		Default: "the connection is closed", OnlyFor: onlyHTTP, RefusedOutside: true, Requires: AnnRateLimit,
 		validate: oneOf("429"), apply: func(v string, o *Overrides) { o.RateLimitStatus, _ = strconv.Atoi(v) }},

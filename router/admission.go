@@ -18,6 +18,10 @@ const (
 	ReasonInvalidHost                   = "InvalidHost"
 	ReasonExtendedValidationFailed      = "ExtendedValidationFailed"
 	ReasonExternalCertificateValidation = "ExternalCertificateValidationFailed"
+	// ReasonBasicAuthValidation rejects a route whose basic-authentication
+	// Secret (routeshift.io/auth-basic-secret) the router may not read,
+	// cannot find, or cannot check credentials with.
+	ReasonBasicAuthValidation = "BasicAuthValidationFailed"
 	// ReasonNotServable: the route won its host, but the data plane cannot
 	// serve it (HAProxy refuses its configuration, or nothing of it can be
 	// served safely); the message says why, in the data plane's words.
@@ -126,6 +130,9 @@ func (c *AdmissionConfig) precheck(key string, r *routecore.Route, host string, 
 		ct.tls, ct.passthru = true, tls.Termination == routecore.TLSTerminationPassthrough
 	}
 	ct.certReason, ct.certMessage = certificateRejection(r, secret, c.ExtendedValidation)
+	if ct.certReason == "" {
+		ct.certReason, ct.certMessage = basicAuthRejection(r, secret)
+	}
 	return nil, ct
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/routeshift/routeshift/routecore"
 )
@@ -107,17 +108,20 @@ func (rd *secretReads) waitingRoutes() int {
 }
 
 // waitsForSecret reports whether route k, with value r, must wait for its
-// secret: it is in the shard and names a secret not read yet. It records
+// secrets: it is in the shard and names a secret not read yet. It records
 // whether the route waits.
 func (s *Store) waitsForSecret(k string, r *routecore.Route, inShard bool) bool {
 	rd := s.reads
 	if rd == nil {
 		return false
 	}
-	ext := externalSecret(r)
-	if inShard && ext != "" && !rd.done[Key(r.Namespace, ext)] {
-		rd.waiting[k] = true
-		return true
+	if inShard {
+		for _, name := range routeSecrets(r) {
+			if !rd.done[Key(r.Namespace, name)] {
+				rd.waiting[k] = true
+				return true
+			}
+		}
 	}
 	delete(rd.waiting, k)
 	return false
@@ -128,8 +132,10 @@ func (s *Store) waitsForSecret(k string, r *routecore.Route, inShard bool) bool 
 func (s *Store) indexSecrets(k string, st *routeState, values ...*routecore.Route) {
 	var keys []string
 	for _, v := range values {
-		if ext := externalSecret(v); ext != "" && !slices.Contains(keys, Key(v.Namespace, ext)) {
-			keys = append(keys, Key(v.Namespace, ext))
+		for _, name := range routeSecrets(v) {
+			if !slices.Contains(keys, Key(v.Namespace, name)) {
+				keys = append(keys, Key(v.Namespace, name))
+			}
 		}
 	}
 	for _, sk := range st.secrets {
@@ -170,4 +176,38 @@ func (s *Store) secretOf(namespace string) secretLookup {
 		}
 		return s.secrets[k], why
 	}
+}
+
+// routeSecrets are the Secrets a route names: its external certificate's
+// and its basic authentication's.
+func routeSecrets(r *routecore.Route) []string {
+	var names []string
+	if ext := externalSecret(r); ext != "" {
+		names = append(names, ext)
+	}
+	if r != nil {
+		if auth := routecore.BasicAuthSecret(r); auth != "" && auth != externalSecret(r) {
+			names = append(names, auth)
+		}
+	}
+	return names
+}
+
+// basicAuthRejection rejects a route whose basic-authentication Secret
+// the router may not read, does not exist or holds no htpasswd data the
+// router can check.
+func basicAuthRejection(r *routecore.Route, secret secretLookup) (string, string) {
+	name := routecore.BasicAuthSecret(r)
+	if name == "" {
+		return "", ""
+	}
+	path := annotationsPath.Key(routecore.AnnAuthBasicSecret)
+	s, unreadable := secret(name)
+	if unreadable != "" {
+		return ReasonBasicAuthValidation, field.Forbidden(path, unreadable).Error()
+	}
+	if _, err := routecore.ValidateBasicAuthSecret(path, name, s); err != nil {
+		return ReasonBasicAuthValidation, err.Error()
+	}
+	return "", ""
 }

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/routeshift/routeshift/routecore"
 )
 
 // secretWatches reads the Secrets the routes name, each on its own: a list
@@ -211,13 +213,13 @@ func reportSecret(namespace, name string, items []corev1.Secret, report func(fun
 }
 
 // certificateSecret is what the router keeps of a secret: its identity,
-// type, and certificate and key.
+// type, certificate and key, and basic authentication's users.
 func certificateSecret(in *corev1.Secret) *corev1.Secret {
 	out := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: in.Namespace, Name: in.Name, UID: in.UID, ResourceVersion: in.ResourceVersion},
 		Type:       in.Type,
 	}
-	for _, k := range []string{corev1.TLSCertKey, corev1.TLSPrivateKeyKey} {
+	for _, k := range []string{corev1.TLSCertKey, corev1.TLSPrivateKeyKey, routecore.BasicAuthKey} {
 		if v, ok := in.Data[k]; ok {
 			if out.Data == nil {
 				out.Data = map[string][]byte{}

@@ -38,6 +38,19 @@ type Route struct {
 	Overrides routecore.Overrides
 	// HTTPHeaders are the header actions (edge and reencrypt).
 	HTTPHeaders *routecore.RouteHTTPHeaders
+	// BasicAuth is nil unless requests must bring a user's credentials
+	// (routeshift.io/auth-basic-secret).
+	BasicAuth *BasicAuth
+}
+
+// BasicAuth is who may use a route: the users of its Secret, checked by
+// their crypt(3) hashes.
+type BasicAuth struct {
+	Users []routecore.BasicAuthUser
+	// Realm is the realm clients are told ("" for the router's default);
+	// Forward passes the Authorization header on to the endpoints.
+	Realm   string
+	Forward bool
 }
 
 // Key is the route's namespace/name.

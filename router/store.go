@@ -202,8 +202,8 @@ func (s *Store) DeleteService(namespace, name string) {
 	s.dirtyServices[k] = true
 }
 
-// SetSecret records a Secret added or changed; only routes that name it as
-// their external certificate care.
+// SetSecret records a Secret added or changed; only routes that name it
+// (external certificate, basic authentication) care.
 func (s *Store) SetSecret(secret *corev1.Secret) {
 	k := Key(secret.Namespace, secret.Name)
 	s.reads.read(k, "")
@@ -507,6 +507,13 @@ func (s *Store) serve(r *routecore.Route, host string) *Route {
 			}
 		}
 		out.TLS = tls
+	}
+	if name := routecore.BasicAuthSecret(r); name != "" {
+		if secret := s.secrets[Key(r.Namespace, name)]; secret != nil {
+			if users, err := routecore.ValidateBasicAuthSecret(nil, name, secret); err == nil {
+				out.BasicAuth = &BasicAuth{Users: users, Realm: out.Overrides.AuthBasicRealm, Forward: out.Overrides.AuthBasicForward}
+			}
+		}
 	}
 	for _, ref := range append([]routecore.RouteTargetReference{r.Spec.To}, r.Spec.AlternateBackends...) {
 		w := routecore.DefaultWeight

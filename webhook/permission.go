@@ -192,32 +192,63 @@ func (s *Server) externalCertificate(ctx context.Context, r *review) field.Error
 		return nil
 	}
 	name, path := tls.ExternalCertificate.Name, tlsPath.Child("externalCertificate")
-	var errs field.ErrorList
-	ns, _, err := serviceaccount.SplitUsername(s.routerServiceAccount)
-	if err != nil {
-		return field.ErrorList{field.InternalError(path, fmt.Errorf("router service account %q: %w", s.routerServiceAccount, err))}
-	}
-	router := authenticationv1.UserInfo{Username: s.routerServiceAccount, Groups: serviceaccount.MakeGroupNames(ns)}
-	for _, verb := range []string{"get", "watch", "list"} {
-		allowed, err := s.authorizer.Allowed(ctx, router, authorizationv1.ResourceAttributes{
-			Namespace: r.route.Namespace, Verb: verb, Resource: "secrets", Name: name,
-		})
-		switch {
-		case err != nil:
-			return append(errs, field.InternalError(path, err))
-		case !allowed:
-			errs = append(errs, field.Forbidden(path, fmt.Sprintf("router serviceaccount does not have permission to %s this secret", verb)))
-		}
-	}
-	secret := &corev1.Secret{}
-	switch err := s.secrets.Get(ctx, client.ObjectKey{Namespace: r.route.Namespace, Name: name}, secret); {
-	case apierrors.IsNotFound(err):
-		secret = nil
-	case err != nil:
-		return append(errs, field.InternalError(path, err))
+	secret, errs := s.routerSecret(ctx, r.route.Namespace, name, path)
+	if secret == nil && len(errs) > 0 && errs[len(errs)-1].Type == field.ErrorTypeInternal {
+		return errs
 	}
 	if err := routecore.ValidateExternalCertificateSecret(path, name, secret); err != nil {
 		errs = append(errs, err)
 	}
 	return errs
+}
+
+// basicAuthSecret checks that the router can read the Secret a route's
+// routeshift.io/auth-basic-secret annotation names, that it exists, and
+// that it holds htpasswd data the router can check.
+func (s *Server) basicAuthSecret(ctx context.Context, r *review) field.ErrorList {
+	name := routecore.BasicAuthSecret(r.route)
+	if name == "" {
+		return nil
+	}
+	path := field.NewPath("metadata", "annotations").Key(routecore.AnnAuthBasicSecret)
+	secret, errs := s.routerSecret(ctx, r.route.Namespace, name, path)
+	if secret == nil && len(errs) > 0 && errs[len(errs)-1].Type == field.ErrorTypeInternal {
+		return errs
+	}
+	if _, err := routecore.ValidateBasicAuthSecret(path, name, secret); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+// routerSecret returns the Secret namespace/name (nil when it does not
+// exist) and, at path, what the router may not do with it: the router
+// reads a route's Secrets with get, watch and list on that Secret alone.
+// An internal error ends the list.
+func (s *Server) routerSecret(ctx context.Context, namespace, name string, path *field.Path) (*corev1.Secret, field.ErrorList) {
+	var errs field.ErrorList
+	ns, _, err := serviceaccount.SplitUsername(s.routerServiceAccount)
+	if err != nil {
+		return nil, field.ErrorList{field.InternalError(path, fmt.Errorf("router service account %q: %w", s.routerServiceAccount, err))}
+	}
+	router := authenticationv1.UserInfo{Username: s.routerServiceAccount, Groups: serviceaccount.MakeGroupNames(ns)}
+	for _, verb := range []string{"get", "watch", "list"} {
+		allowed, err := s.authorizer.Allowed(ctx, router, authorizationv1.ResourceAttributes{
+			Namespace: namespace, Verb: verb, Resource: "secrets", Name: name,
+		})
+		switch {
+		case err != nil:
+			return nil, append(errs, field.InternalError(path, err))
+		case !allowed:
+			errs = append(errs, field.Forbidden(path, fmt.Sprintf("router serviceaccount does not have permission to %s this secret", verb)))
+		}
+	}
+	secret := &corev1.Secret{}
+	switch err := s.secrets.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, secret); {
+	case apierrors.IsNotFound(err):
+		secret = nil
+	case err != nil:
+		return nil, append(errs, field.InternalError(path, err))
+	}
+	return secret, errs
 }

@@ -13,6 +13,7 @@ var validationSteps = []func(*Server, context.Context, *review) field.ErrorList{
 	(*Server).customHost,
 	func(s *Server, _ context.Context, r *review) field.ErrorList { return r.validate(s.validation) },
 	(*Server).externalCertificate,
+	(*Server).basicAuthSecret,
 }
 
 // validate re-validates the final Route (other mutating webhooks may have

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -284,5 +286,55 @@ func TestRenderBadInput(t *testing.T) {
 	_, stderr, code = run(t, "", "render", "-f", "-", "--http-port", "eighty")
 	if code != 1 || !strings.Contains(stderr, `ROUTER_SERVICE_HTTP_PORT (--http-port) "eighty": must be a port number from 1 to 65535`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestRenderBasicAuth: render judges basic authentication with the
+// Secrets of its input, as the router does, and --dir --check writes a
+// userlist HAProxy accepts.
+func TestRenderBasicAuth(t *testing.T) {
+	if _, err := exec.LookPath("haproxy"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("haproxy is required in CI: %v", err)
+		}
+		t.Skipf("haproxy not installed: %v", err)
+	}
+	in := `apiVersion: v1
+kind: Secret
+metadata: {name: users, namespace: shop}
+stringData:
+  auth: "alice:$6$routeshift$JOA6dNHseHf4WV8rlnj8fEn6/c0YhwKy8hj3W9d7GeaL4GTIEsaf/YTA1k3dLcLoCfMTe7j4ygU38731ZJL9G/"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: md5, namespace: shop}
+stringData:
+  auth: "alice:$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/"
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: locked
+  namespace: shop
+  annotations: {routeshift.io/auth-basic-secret: users}
+spec: {host: locked.example.com, to: {kind: Service, name: web}}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: old-hashes
+  namespace: shop
+  annotations: {routeshift.io/auth-basic-secret: md5}
+spec: {host: old.example.com, to: {kind: Service, name: web}}
+`
+	dir := t.TempDir()
+	stdout, stderr, code := run(t, in, "render", "-f", "-", "--dir", dir, "--check")
+	if code != 0 || stdout != "shop/locked admitted\nshop/old-hashes rejected BasicAuthValidationFailed\n" ||
+		!strings.Contains(stderr, `shop/old-hashes: metadata.annotations[routeshift.io/auth-basic-secret]: Invalid value: "md5": key "auth": line 1 (user "alice"): Apache MD5 ($apr1$) hashes cannot be checked by the router`) {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	out, err := exec.Command("grep", "-rh", "-A1", "^userlist", dir).Output()
+	if err != nil || string(out) != "userlist auth:shop:locked\n  user 'alice' password '$6$routeshift$JOA6dNHseHf4WV8rlnj8fEn6/c0YhwKy8hj3W9d7GeaL4GTIEsaf/YTA1k3dLcLoCfMTe7j4ygU38731ZJL9G/'\n" {
+		t.Errorf("userlist in the configuration: %q, %v", out, err)
 	}
 }
