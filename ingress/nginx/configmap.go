@@ -3,6 +3,8 @@ package nginx
 import (
 	"slices"
 	"strings"
+
+	"github.com/routeshift/routeshift/routecore"
 )
 
 // Setting is the rule for one key of ingress-nginx's ConfigMap.
@@ -20,6 +22,9 @@ type Setting struct {
 	// parse reads a value into Globals, returning what a valid value
 	// looks like when v is not one; nil for keys Globals do not hold.
 	parse func(g *Globals, v string) string
+	// failClosed, when set, says what the Routes get for a value parse
+	// refuses, when keeping the default would widen access.
+	failClosed string
 }
 
 // ConfigMapTable returns the rule of every key of ingress-nginx's ConfigMap,
@@ -75,14 +80,14 @@ var settingsList = slices.Concat([]Setting{
 		Caveat: "Each Route's timeout (haproxy.router.openshift.io/timeout) is the longer of proxy-read-timeout and proxy-send-timeout, unless the Ingress sets its own."},
 	{Key: "proxy-connect-timeout", Verdict: RouterWide, parse: parseSeconds(func(g *Globals) *int { return &g.ProxyConnectTimeout }),
 		Caveat: "The router's connect timeout is ROUTER_DEFAULT_CONNECT_TIMEOUT."},
-	{Key: "proxy-body-size", Verdict: NotSupported, parse: parseBodySize,
-		Caveat: "The router does not limit request bodies yet; the limit is reported on each Ingress."},
+	{Key: "proxy-body-size", Verdict: Approximate, parse: parseBodySize,
+		Caveat: "Routes of Ingresses without proxy-body-size get it as " + routecore.AnnMaxBodySize + " (0 sets none, leaving the router's ROUTER_MAX_BODY_SIZE), and " + chunkedBodies + "."},
 	{Key: "ssl-redirect", Verdict: Exact, parse: parseBool(func(g *Globals) *bool { return &g.SSLRedirect }),
 		Caveat: "TLS Routes of Ingresses without ssl-redirect get insecureEdgeTerminationPolicy Redirect when true, Allow when false."},
 	{Key: "force-ssl-redirect", Verdict: Approximate, parse: parseBool(func(g *Globals) *bool { return &g.ForceSSLRedirect }),
 		Caveat: "Routes that terminate TLS redirect plain HTTP when true, but Routes without TLS cannot redirect."},
-	{Key: "http-redirect-code", Verdict: Approximate, parse: parseRedirectCode,
-		Caveat: "The router redirects to HTTPS with 302 whatever the code."},
+	{Key: "http-redirect-code", Verdict: Exact, parse: parseRedirectCode,
+		Caveat: "TLS Routes that redirect plain HTTP to HTTPS get it as " + routecore.AnnRedirectCode + " (302, the router's own, needs none)."},
 	{Key: "hsts", Verdict: Exact, parse: parseBool(func(g *Globals) *bool { return &g.HSTS }),
 		Caveat: "TLS Routes get haproxy.router.openshift.io/hsts_header when true."},
 	{Key: "hsts-max-age", Verdict: Exact, parse: parseHSTSMaxAge,
@@ -135,14 +140,17 @@ var settingsList = slices.Concat([]Setting{
 	{Key: "proxy-next-upstream-timeout", Verdict: NotSupported, Caveat: "The router bounds retries by their count, not by time."},
 	{Key: "proxy-next-upstream-tries", Verdict: NotSupported, Caveat: "The router's retry count is fixed (3 connection attempts)."},
 	{Key: "retry-non-idempotent", Verdict: NotSupported, Caveat: "The router never retries a request an endpoint has received."},
-	{Key: "denylist-source-range", Verdict: NotSupported, Caveat: "The router has allowlists only: block the ranges in front of the router."},
-	{Key: "block-cidrs", Verdict: NotSupported, Caveat: "The router has allowlists only: block the ranges in front of the router."},
+	{Key: "denylist-source-range", Verdict: Exact, parse: parseDenylist, failClosed: "every Route without a denylist annotation refuses every client (" + routecore.AnnIPDenylist + " " + denyAll + ") until it is fixed",
+		Caveat: "Routes of Ingresses without a denylist annotation get it as " + routecore.AnnIPDenylist + ", and the router answers the listed clients 403 as ingress-nginx does."},
+	{Key: "block-cidrs", Verdict: NotSupported, Caveat: "The router has no denylist for every Route: list the ranges in the Ingresses' denylist-source-range (" + routecore.AnnIPDenylist + "), or block them in front of the router."},
 	{Key: "block-user-agents", Verdict: NotSupported, Caveat: "The router does not filter requests by User-Agent."},
 	{Key: "block-referers", Verdict: NotSupported, Caveat: "The router does not filter requests by Referer."},
 	{Key: "limit-rate", Verdict: NotSupported, Caveat: "The router does not limit the bandwidth of responses."},
 	{Key: "limit-rate-after", Verdict: NotSupported, Caveat: "The router does not limit the bandwidth of responses."},
-	{Key: "limit-req-status-code", Verdict: NotSupported, Caveat: "Past a rate limit the router closes the connection; it answers no status."},
-	{Key: "limit-conn-status-code", Verdict: NotSupported, Caveat: "Past a connection limit the router closes the connection; it answers no status."},
+	{Key: "limit-req-status-code", Verdict: Approximate, parse: parseStatusCode(func(g *Globals) *int { return &g.LimitReqStatusCode }),
+		Caveat: "With 429, the Routes of Ingresses with limit-rps or limit-rpm get " + routecore.AnnRateLimitStatus + " 429 (429 with Retry-After past the limit); past a limit of another status the router closes the connection."},
+	{Key: "limit-conn-status-code", Verdict: Approximate, parse: parseStatusCode(func(g *Globals) *int { return &g.LimitConnStatusCode }),
+		Caveat: "With 429, the Routes of Ingresses with limit-connections get " + routecore.AnnRateLimitStatus + " 429 (429 with Retry-After past the limit); past a limit of another status the router closes the connection."},
 	{Key: "limit-conn-zone-variable", Verdict: NotSupported, Caveat: "The router's limits count per client address only."},
 	{Key: "add-headers", Verdict: NotSupported, Caveat: "The router adds no response headers to every Route: set them with spec.httpHeaders on the Routes."},
 	{Key: "proxy-set-headers", Verdict: NotSupported, Caveat: "The router adds no request headers to every Route: set them with spec.httpHeaders on the Routes."},

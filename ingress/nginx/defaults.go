@@ -14,9 +14,10 @@ const routerServerTimeout = 30
 // defaults makes explicit, as findings with Default set, the behaviours
 // ingress-nginx has without annotations (or with its ConfigMap's values)
 // that differ from the router's defaults and that users notice: no
-// stickiness, a 60 s server timeout, the redirect to HTTPS and HSTS on TLS
-// hosts, the 1 MiB body limit and the ConfigMap's allowlist. None applies
-// to canary Ingresses (the primary's apply) or passthrough ones (no HTTP).
+// stickiness, a 60 s server timeout, the redirect to HTTPS (with 308) and
+// HSTS on TLS hosts, the 1 MiB body limit and the ConfigMap's allowlist
+// and denylist. None applies to canary Ingresses (the primary's apply) or
+// passthrough ones (no HTTP).
 func (c *converter) defaults() {
 	if c.passthrough || c.canary {
 		return
@@ -48,21 +49,29 @@ func (c *converter) defaults() {
 	}
 	if c.in.TLS && !c.present("ssl-redirect") && !c.present("force-ssl-redirect") {
 		switch {
+		case (g.SSLRedirect || g.ForceSSLRedirect) && c.redirects():
+			add("ssl-redirect", Exact, c.redirectsFirst())
 		case g.SSLRedirect || g.ForceSSLRedirect:
+			tail, exact := c.redirectCode()
 			v := Approximate
-			if c.redirectCode() == "" {
+			if exact {
 				v = Exact
 			}
-			add("ssl-redirect", v, "ingress-nginx redirects plain HTTP to HTTPS on TLS hosts by default, and so do the Routes (insecureEdgeTerminationPolicy Redirect)"+c.redirectCode()+".")
+			add("ssl-redirect", v, "ingress-nginx redirects plain HTTP to HTTPS on TLS hosts by default, and so do the Routes (insecureEdgeTerminationPolicy Redirect)"+tail+".")
 		default:
 			add("ssl-redirect", Exact, "ingress-nginx's ConfigMap turns off the redirect to HTTPS (ssl-redirect false), so the Routes serve plain HTTP too (insecureEdgeTerminationPolicy Allow).")
 		}
 	}
-	if !c.in.TLS && g.ForceSSLRedirect && !c.present("force-ssl-redirect") && !c.terminatesTLS() {
+	if !c.in.TLS && g.ForceSSLRedirect && !c.present("force-ssl-redirect") && !c.terminatesTLS() && !c.redirects() {
 		add("force-ssl-redirect", NotSupported, "ingress-nginx's ConfigMap redirects every host to HTTPS (force-ssl-redirect true), but the router redirects only Routes that terminate TLS: add spec.tls to the Ingress.")
 	}
-	if !c.present("proxy-body-size") && g.ProxyBodySize != "0" {
-		add("proxy-body-size", NotSupported, fmt.Sprintf("ingress-nginx refuses request bodies over %s by default (413), but the router does not limit request bodies yet.", g.ProxyBodySize))
+	if !c.present("proxy-body-size") && !isZeroSize(g.ProxyBodySize) {
+		if c.setChecked(routecore.AnnMaxBodySize, g.ProxyBodySize) {
+			add("proxy-body-size", Approximate, fmt.Sprintf("ingress-nginx refuses request bodies over %s by default (413), and so do the Routes (%s %s), but %s.",
+				g.ProxyBodySize, routecore.AnnMaxBodySize, g.ProxyBodySize, chunkedBodies))
+		} else {
+			add("proxy-body-size", NotSupported, fmt.Sprintf("ingress-nginx refuses request bodies over %s by default (413), a size %s does not take: set the limit on the Ingresses.", g.ProxyBodySize, routecore.AnnMaxBodySize))
+		}
 	}
 	if c.in.TLS && g.HSTS {
 		c.set(routecore.AnnHSTSHeader, g.hstsHeader())
@@ -71,6 +80,10 @@ func (c *converter) defaults() {
 	if len(g.WhitelistSourceRange) > 0 && !c.present("allowlist-source-range") && !c.present("whitelist-source-range") {
 		c.set(routecore.AnnIPAllowlist, strings.Join(g.WhitelistSourceRange, " "))
 		add("whitelist-source-range", Approximate, "ingress-nginx's ConfigMap allows only "+strings.Join(g.WhitelistSourceRange, ",")+" on every Ingress, and so do the Routes ("+routecore.AnnIPAllowlist+"), closing the connections of other clients where ingress-nginx answers 403.")
+	}
+	if len(g.DenylistSourceRange) > 0 && !c.present("denylist-source-range") {
+		c.set(routecore.AnnIPDenylist, strings.Join(g.DenylistSourceRange, " "))
+		add("denylist-source-range", Exact, "ingress-nginx's ConfigMap refuses "+strings.Join(g.DenylistSourceRange, ",")+" on every Ingress (403), and so do the Routes ("+routecore.AnnIPDenylist+").")
 	}
 }
 
@@ -86,6 +99,9 @@ func (c *converter) finish() {
 	case c.canary:
 	case c.terminatesTLS():
 		c.out.InsecureEdgeTerminationPolicy = c.insecurePolicy()
+		if code := c.httpsRedirectCode(); code != "" && c.out.InsecureEdgeTerminationPolicy == routecore.InsecureEdgeTerminationPolicyRedirect {
+			c.set(routecore.AnnRedirectCode, code)
+		}
 	}
 }
 

@@ -15,6 +15,14 @@ import (
 // read becomes, as ingress-nginx then denies every request.
 const denyEveryone = "0.0.0.0/32 ::/128"
 
+// denyAll is a denylist every client matches: what a denylist the router
+// cannot take becomes, so that no source it meant to keep out gets in.
+const denyAll = "0.0.0.0/0 ::/0"
+
+// chunkedBodies says, as the end of a sentence, how far the router checks
+// bodies without Content-Length against routeshift.io/max-body-size.
+const chunkedBodies = "a chunked body (without Content-Length) is checked only as far as the router buffers it (ROUTER_BUF_SIZE less ROUTER_MAX_REWRITE_SIZE, 24k by default), so one over a larger limit reaches the endpoints"
+
 // limitEntries are the annotations about who may send what: source
 // ranges, rate limits, timeouts, request bodies and buffering.
 var limitEntries = []Entry{
@@ -24,16 +32,17 @@ var limitEntries = []Entry{
 	{Annotation: "allowlist-source-range", Verdict: Approximate,
 		Caveat:  allowlistCaveat + ".",
 		convert: convertAllowlist},
-	{Annotation: "denylist-source-range", Verdict: NotSupported,
-		Caveat: "The router has allowlists only: list the allowed ranges in allowlist-source-range, or block the ranges in front of the router."},
+	{Annotation: "denylist-source-range", Verdict: Exact,
+		Caveat:  "Its ranges become the Routes' " + routecore.AnnIPDenylist + ", separated by spaces, and the router answers their clients 403 as ingress-nginx does (a list it cannot read refuses every client).",
+		convert: convertDenylist},
 	{Annotation: "limit-connections", Verdict: Approximate,
-		Caveat:  "The Routes allow that many concurrent connections per client address (" + routecore.AnnRateLimitConcurrentTCP + ") and close the others, where ingress-nginx answers 503.",
+		Caveat:  "The Routes allow that many concurrent connections per client address (" + routecore.AnnRateLimitConcurrentTCP + ") and " + limitAnswer,
 		convert: convertRateLimit},
 	{Annotation: "limit-rps", Verdict: Approximate,
-		Caveat:  "The Routes allow ten times that many requests per client address per 10 seconds (" + routecore.AnnRateLimitRateHTTP + ") and close the connection past it, where ingress-nginx answers 503 and allows bursts of limit-burst-multiplier times the rate.",
+		Caveat:  "The Routes allow ten times that many requests per client address per 10 seconds (" + routecore.AnnRateLimitRateHTTP + "), without ingress-nginx's bursts of limit-burst-multiplier times the rate, and " + limitAnswer,
 		convert: convertRateLimit},
 	{Annotation: "limit-rpm", Verdict: Approximate,
-		Caveat:  "The Routes allow a sixth of that many requests (rounded up) per client address per 10 seconds (" + routecore.AnnRateLimitRateHTTP + ") and close the connection past it, where ingress-nginx answers 503 and allows bursts.",
+		Caveat:  "The Routes allow a sixth of that many requests (rounded up) per client address per 10 seconds (" + routecore.AnnRateLimitRateHTTP + "), without ingress-nginx's bursts, and " + limitAnswer,
 		convert: convertRateLimit},
 	{Annotation: "limit-burst-multiplier", Verdict: NotSupported,
 		Caveat:  "The router counts a client's requests over 10 seconds and has no separate burst allowance.",
@@ -42,10 +51,12 @@ var limitEntries = []Entry{
 		Caveat: "The router does not limit the bandwidth of responses."},
 	{Annotation: "limit-rate-after", Verdict: NotSupported,
 		Caveat: "The router does not limit the bandwidth of responses."},
-	{Annotation: "limit-whitelist", Verdict: NotSupported,
-		Caveat: "The router's rate limits apply to every client address; no range can be exempted."},
-	{Annotation: "limit-allowlist", Verdict: NotSupported,
-		Caveat: "The router's rate limits apply to every client address; no range can be exempted."},
+	{Annotation: "limit-whitelist", Verdict: Exact,
+		Caveat:  limitAllowlistCaveat + " (older name of limit-allowlist, which wins).",
+		convert: convertLimitAllowlist},
+	{Annotation: "limit-allowlist", Verdict: Exact,
+		Caveat:  limitAllowlistCaveat + ".",
+		convert: convertLimitAllowlist},
 	{Annotation: "proxy-read-timeout", Verdict: Approximate,
 		Caveat:  "The Routes' timeout (" + routecore.AnnTimeout + ") is the longer of proxy-read-timeout and proxy-send-timeout, in seconds, as the router has one server timeout for both directions.",
 		convert: convertTimeout},
@@ -66,8 +77,8 @@ var limitEntries = []Entry{
 	{Annotation: "proxy-buffering", Verdict: Approximate,
 		Caveat:  "The router streams responses to clients as off (the default) does; it never buffers them whole.",
 		convert: convertOnOff("off")},
-	{Annotation: "proxy-body-size", Verdict: NotSupported,
-		Caveat:  "The router does not limit request bodies yet, so bodies over the limit reach the endpoints, which must refuse them themselves.",
+	{Annotation: "proxy-body-size", Verdict: Approximate,
+		Caveat:  "It becomes the Routes' " + routecore.AnnMaxBodySize + ", and a request whose Content-Length is over it is answered 413 as in ingress-nginx, but " + chunkedBodies + ".",
 		convert: convertBodySize},
 	{Annotation: "client-body-buffer-size", Verdict: RouterWide,
 		Caveat: "The router streams request bodies through buffers of ROUTER_BUF_SIZE, for every Route; it never spools them to disk."},
@@ -82,6 +93,12 @@ var limitEntries = []Entry{
 }
 
 const allowlistCaveat = "Its ranges become the Routes' " + routecore.AnnIPAllowlist + ", separated by spaces, and the router closes the connections of other clients where ingress-nginx answers 403"
+
+const limitAllowlistCaveat = "Its ranges become the Routes' " + routecore.AnnRateLimitExempt + ", separated by spaces: the rate limits neither count nor refuse their clients, as in ingress-nginx"
+
+// limitAnswer ends the caveats of the rate limits: what a client past the
+// limit gets.
+const limitAnswer = "close the connection past it where ingress-nginx answers 503, or answer 429 with Retry-After (" + routecore.AnnRateLimitStatus + ") when ingress-nginx's ConfigMap sets the limit's status code to 429."
 
 // isIPOrCIDR accepts an IPv4 or IPv6 address or prefix, without zone, as
 // the router's allowlist does.
@@ -109,13 +126,7 @@ func convertAllowlist(c *converter, f *Finding) {
 		f.Verdict, f.Caveat = Exact, "It is empty, so whitelist-source-range applies, in ingress-nginx as in the conversion."
 		return
 	}
-	entries := splitList(f.Value)
-	var bad []string
-	for _, e := range entries {
-		if !isIPOrCIDR(e) {
-			bad = append(bad, e)
-		}
-	}
+	entries, bad := sourceRanges(f.Value)
 	if len(entries) == 0 || len(bad) > 0 {
 		c.set(routecore.AnnIPAllowlist, denyEveryone)
 		what := fmt.Sprintf("%q is not an address or CIDR", strings.Join(bad, ","))
@@ -151,6 +162,44 @@ func (c *converter) requestLimit() int64 {
 	return limit
 }
 
+// rateLimited reports whether the Routes get rate limits: limit-connections,
+// limit-rps or limit-rpm above 0.
+func (c *converter) rateLimited() bool {
+	_, conn := c.intValue("limit-connections", 1)
+	return conn || c.requestLimit() > 0
+}
+
+// limitStatus is the status ingress-nginx answers past the limit of key
+// (its ConfigMap's limit-conn-status-code or limit-req-status-code).
+func (c *converter) limitStatus(key string) int {
+	if key == "limit-connections" {
+		return c.in.Globals.LimitConnStatusCode
+	}
+	return c.in.Globals.LimitReqStatusCode
+}
+
+// limitsAnswer429 reports whether the Routes' rate limits answer 429: a
+// Route has one status for all its limits, so they do when ingress-nginx
+// answers 429 past any of the Ingress's limits (the router answers only
+// 429; without it, it closes the connection).
+func (c *converter) limitsAnswer429() bool {
+	_, conn := c.intValue("limit-connections", 1)
+	return conn && c.in.Globals.LimitConnStatusCode == 429 || c.requestLimit() > 0 && c.in.Globals.LimitReqStatusCode == 429
+}
+
+// pastLimit says, as the end of a caveat, what a client past the limit of
+// key gets from the Routes and from ingress-nginx.
+func (c *converter) pastLimit(key string) string {
+	status := c.limitStatus(key)
+	switch {
+	case !c.limitsAnswer429():
+		return fmt.Sprintf("close the connection past it, where ingress-nginx answers %d", status)
+	case status == 429:
+		return "answer 429 with Retry-After past it (" + routecore.AnnRateLimitStatus + "), as ingress-nginx does"
+	}
+	return fmt.Sprintf("answer 429 with Retry-After past it (%s, which the Ingress's other limit needs), where ingress-nginx answers %d", routecore.AnnRateLimitStatus, status)
+}
+
 func convertRateLimit(c *converter, f *Finding) {
 	n, ok := c.intValue(f.Key, 0)
 	switch {
@@ -162,15 +211,70 @@ func convertRateLimit(c *converter, f *Finding) {
 		return
 	}
 	c.set(routecore.AnnRateLimit, "true")
+	if c.limitsAnswer429() {
+		c.set(routecore.AnnRateLimitStatus, "429")
+	}
 	if f.Key == "limit-connections" {
 		c.set(routecore.AnnRateLimitConcurrentTCP, strconv.FormatInt(n, 10))
-		f.Caveat = fmt.Sprintf("The Routes allow %d concurrent connections per client address (%s) and close the others, where ingress-nginx answers 503.", n, routecore.AnnRateLimitConcurrentTCP)
+		f.Caveat = fmt.Sprintf("The Routes allow %d concurrent connections per client address (%s) and %s.", n, routecore.AnnRateLimitConcurrentTCP, c.pastLimit(f.Key))
 		return
 	}
 	limit := c.requestLimit()
 	c.set(routecore.AnnRateLimitRateHTTP, strconv.FormatInt(limit, 10))
-	f.Caveat = fmt.Sprintf("The Routes allow %d requests per client address per 10 seconds (%s) and close the connection past it, where ingress-nginx answers 503 and allows bursts of limit-burst-multiplier times the rate.",
-		limit, routecore.AnnRateLimitRateHTTP)
+	f.Caveat = fmt.Sprintf("The Routes allow %d requests per client address per 10 seconds (%s), without ingress-nginx's bursts of limit-burst-multiplier times the rate, and %s.",
+		limit, routecore.AnnRateLimitRateHTTP, c.pastLimit(f.Key))
+}
+
+// convertLimitAllowlist converts limit-allowlist, or its older name when it
+// is empty or absent (ingress-nginx reads the older name only then). A
+// list the router cannot take exempts no client: the limits stay.
+func convertLimitAllowlist(c *converter, f *Finding) {
+	allowlist, _ := c.value("limit-allowlist")
+	whitelist, _ := c.value("limit-whitelist")
+	switch {
+	case f.Key == "limit-whitelist" && allowlist != "":
+		f.Verdict, f.Caveat = Exact, "limit-allowlist wins over it, in ingress-nginx as in the conversion."
+		return
+	case f.Key == "limit-allowlist" && allowlist == "" && whitelist != "":
+		f.Verdict, f.Caveat = Exact, "It is empty, so limit-whitelist applies, in ingress-nginx as in the conversion."
+		return
+	case !c.rateLimited():
+		noEffect(f, "limit-connections, limit-rps or limit-rpm")
+		return
+	}
+	entries, bad := sourceRanges(f.Value)
+	switch {
+	case len(entries) == 0:
+		f.Verdict, f.Caveat = Exact, "It lists no address, so every client is counted, in ingress-nginx as on the Routes."
+	case len(bad) > 0:
+		f.Verdict = NotSupported
+		f.Caveat = fmt.Sprintf("%q is not an address or CIDR, so ingress-nginx refuses the list (and with it the Ingress's rate limits), while the Routes keep the limits and exempt no client: fix the list.", strings.Join(bad, ","))
+	case !c.setChecked(routecore.AnnRateLimitExempt, strings.Join(entries, " ")):
+		f.Verdict = NotSupported
+		f.Caveat = fmt.Sprintf("The router takes at most %d ranges per Route, and this lists %d, so the Routes exempt no client: merge them into wider CIDRs.", routecore.MaxAllowlistEntries, len(entries))
+	}
+}
+
+// convertDenylist converts denylist-source-range. A list ingress-nginx
+// cannot read denies every request there; one the router cannot take
+// would let in the sources it keeps out: both become a denylist every
+// client matches.
+func convertDenylist(c *converter, f *Finding) {
+	entries, bad := sourceRanges(f.Value)
+	switch {
+	case len(entries) == 0 || len(bad) > 0:
+		c.set(routecore.AnnIPDenylist, denyAll)
+		what := fmt.Sprintf("%q is not an address or CIDR", strings.Join(bad, ","))
+		if len(entries) == 0 {
+			what = "the value lists no address"
+		}
+		f.Verdict = Approximate
+		f.Caveat = what + ", so ingress-nginx denies every request (503), and the Routes' denylist (" + denyAll + ") refuses every client (403)."
+	case !c.setChecked(routecore.AnnIPDenylist, strings.Join(entries, " ")):
+		c.set(routecore.AnnIPDenylist, denyAll)
+		f.Verdict = NotSupported
+		f.Caveat = fmt.Sprintf("The router takes at most %d ranges per Route, and this lists %d, so the Routes refuse every client (%s): merge them into wider CIDRs.", routecore.MaxAllowlistEntries, len(entries), denyAll)
+	}
 }
 
 func needsRequestLimit(c *converter, f *Finding) {
@@ -229,9 +333,34 @@ func convertOnOff(same string) func(c *converter, f *Finding) {
 	}
 }
 
+// nginxSize reports whether ingress-nginx takes v as a size: digits,
+// optionally followed by k, m or g (either case).
+func nginxSize(v string) bool {
+	digits := strings.TrimRight(v, "kKmMgG")
+	return digits != "" && len(v)-len(digits) <= 1 && strings.Trim(digits, "0123456789") == ""
+}
+
+// isZeroSize reports whether a size routecore accepts is 0 (no limit).
+func isZeroSize(v string) bool {
+	n, err := routecore.ParseBodySize(v)
+	return err == nil && n == 0
+}
+
 func convertBodySize(c *converter, f *Finding) {
 	v, _ := c.value(f.Key)
-	if v == "0" {
-		f.Verdict, f.Caveat = Exact, "0 means no limit, and the router does not limit request bodies either."
+	switch {
+	case !nginxSize(v):
+		// ingress-nginx keeps its ConfigMap's limit, as defaults does for
+		// an Ingress without the annotation.
+		global := c.in.Globals.ProxyBodySize
+		if !isZeroSize(global) {
+			c.setChecked(routecore.AnnMaxBodySize, global)
+		}
+		invalid(f, "a size such as 8m, 512k or 0", "applies its ConfigMap's "+global+", as the Routes do")
+	case !c.setChecked(routecore.AnnMaxBodySize, v):
+		c.set(routecore.AnnMaxBodySize, "0")
+		f.Verdict, f.Caveat = Approximate, "The router's largest limit is 1024g, so the Routes do not limit request bodies ("+routecore.AnnMaxBodySize+" 0)."
+	case isZeroSize(v):
+		f.Verdict, f.Caveat = Exact, "0 means no limit, in ingress-nginx as on the Routes ("+routecore.AnnMaxBodySize+" 0, whatever the router's ROUTER_MAX_BODY_SIZE)."
 	}
 }

@@ -2,9 +2,14 @@ package nginx
 
 import (
 	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/routeshift/routeshift/routecore"
 )
 
 // routingEntries are the annotations about which requests reach which
@@ -17,16 +22,21 @@ var routingEntries = []Entry{
 	{Annotation: "use-regex", Verdict: Approximate,
 		Caveat:  "Route paths are prefixes: a regular-expression path is converted only when it is a literal prefix, optionally followed by (/|$)(.*), /(.*), (/.*) or (.*), and matching is case-sensitive where ingress-nginx's is not.",
 		convert: convertUseRegex},
-	{Annotation: "app-root", Verdict: NotSupported,
-		Caveat: "The router does not redirect /; redirect it in the application, or give / a Route to a Service that redirects."},
-	{Annotation: "permanent-redirect", Verdict: NotSupported,
-		Caveat: "The router does not redirect to another URL; redirect in the application or give the host a Route to a Service that redirects."},
-	{Annotation: "permanent-redirect-code", Verdict: NotSupported,
-		Caveat: "It goes with permanent-redirect, which the router does not do."},
-	{Annotation: "temporal-redirect", Verdict: NotSupported,
-		Caveat: "The router does not redirect to another URL; redirect in the application or give the host a Route to a Service that redirects."},
-	{Annotation: "temporal-redirect-code", Verdict: NotSupported,
-		Caveat: "It goes with temporal-redirect, which the router does not do."},
+	{Annotation: "app-root", Verdict: Exact,
+		Caveat:  "The Routes redirect requests for exactly / to it with 302 (" + routecore.AnnAppRoot + "), as ingress-nginx does, on the Route of the Ingress's path / (a Route of another path never sees /).",
+		convert: convertAppRoot},
+	{Annotation: "permanent-redirect", Verdict: Exact,
+		Caveat:  "The Routes redirect every request to the URL (" + routecore.AnnRedirectTo + ", with permanent-redirect-code or 301 as " + routecore.AnnRedirectCode + "), plain HTTP included, as ingress-nginx does; a URL with nginx variables other than a final $request_uri is not supported.",
+		convert: convertRedirectTo},
+	{Annotation: "permanent-redirect-code", Verdict: Exact,
+		Caveat:  "It becomes the Routes' " + routecore.AnnRedirectCode + " when it is 301, 302, 303, 307 or 308 (ingress-nginx's other codes from 300 to 308 are not supported).",
+		convert: convertRedirectCode},
+	{Annotation: "temporal-redirect", Verdict: Exact,
+		Caveat:  "The Routes redirect every request to the URL (" + routecore.AnnRedirectTo + ", with temporal-redirect-code or 302 as " + routecore.AnnRedirectCode + "), plain HTTP included, as ingress-nginx does (it wins over permanent-redirect); a URL with nginx variables other than a final $request_uri is not supported.",
+		convert: convertRedirectTo},
+	{Annotation: "temporal-redirect-code", Verdict: Exact,
+		Caveat:  "It becomes the Routes' " + routecore.AnnRedirectCode + " when it is 301, 302, 303 or 307 (ingress-nginx's other codes from 300 to 307 are not supported).",
+		convert: convertRedirectCode},
 	{Annotation: "from-to-www-redirect", Verdict: NotSupported,
 		Caveat: "The router does not redirect between the www host and the bare host; serve both (add the other host as a rule or in server-alias) or redirect in the application."},
 	{Annotation: "server-alias", Verdict: Exact,
@@ -214,5 +224,143 @@ func convertCanaryWeight(c *converter, f *Finding) {
 func convertCanaryByRequest(c *converter, f *Finding) {
 	if !c.canary {
 		noEffect(f, `canary: "true"`)
+	}
+}
+
+// redirectTo is what permanent-redirect and temporal-redirect ask of an
+// Ingress, read as ingress-nginx reads them: temporal-redirect wins when
+// it is not empty; a code outside 300 to 308 (307 for temporal-redirect)
+// is the default, 301 (302); a code that is not a whole number makes
+// ingress-nginx ignore the redirect altogether.
+type redirectTo struct {
+	// key is the annotation that redirects ("" for none), codeKey its code's.
+	key, codeKey string
+	url          string
+	// code is ingress-nginx's status; badCode is true when codeKey is not
+	// a whole number.
+	code    int
+	badCode bool
+	// highest is the highest code ingress-nginx takes.
+	highest int
+}
+
+func (c *converter) redirectTo() redirectTo {
+	r := redirectTo{key: "temporal-redirect", codeKey: "temporal-redirect-code", code: 302, highest: 307}
+	if r.url, _ = c.value(r.key); r.url == "" {
+		r = redirectTo{key: "permanent-redirect", codeKey: "permanent-redirect-code", code: 301, highest: 308}
+		if r.url, _ = c.value(r.key); r.url == "" {
+			return redirectTo{}
+		}
+	}
+	if v, ok := c.value(r.codeKey); ok {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			r.badCode = true
+		case n >= 300 && n <= r.highest:
+			r.code = n
+		}
+	}
+	return r
+}
+
+// routeCode is the Routes' redirect-code for ingress-nginx's code: the
+// code when the router redirects with it, else the default of the
+// redirecting annotation.
+func (r redirectTo) routeCode() int {
+	if slices.Contains(routecore.RedirectCodes, strconv.Itoa(r.code)) {
+		return r.code
+	}
+	if r.key == "temporal-redirect" {
+		return 302
+	}
+	return 301
+}
+
+// redirects reports whether the Routes redirect every request: the
+// Ingress redirects, and routecore takes the URL.
+func (c *converter) redirects() bool {
+	r := c.redirectTo()
+	return r.key != "" && !r.badCode && checkRouteValue(routecore.AnnRedirectTo, r.url) == nil && validRedirectURL(r)
+}
+
+// validRedirectURL reports whether ingress-nginx takes the URL of a
+// temporal redirect: its scheme starts with http (permanent-redirect's
+// URL is not checked).
+func validRedirectURL(r redirectTo) bool {
+	if r.key != "temporal-redirect" {
+		return true
+	}
+	u, err := url.Parse(r.url)
+	return err == nil && strings.HasPrefix(u.Scheme, "http")
+}
+
+func convertRedirectTo(c *converter, f *Finding) {
+	r := c.redirectTo()
+	v, _ := c.value(f.Key)
+	switch {
+	case v == "":
+		f.Verdict, f.Caveat = Exact, "It is empty, so ingress-nginx does not redirect, nor do the Routes."
+	case r.key != f.Key:
+		f.Verdict, f.Caveat = Exact, r.key+" wins over it, in ingress-nginx as in the conversion."
+	case r.badCode:
+		f.Verdict, f.Caveat = Exact, r.codeKey+" is not a whole number, so ingress-nginx ignores the redirect, and so do the Routes."
+	case !validRedirectURL(r):
+		invalid(f, "an http or https URL", "serves the Ingress's backends, as the Routes do")
+	case strings.Contains(strings.TrimSuffix(v, routecore.RequestURIVariable), "$"):
+		f.Verdict = NotSupported
+		f.Caveat = "The Routes cannot redirect to a URL with nginx variables other than a final $request_uri (" + routecore.AnnRedirectTo +
+			"): write the URL literally, ending it with $request_uri to append the request's path and query."
+	case checkRouteValue(routecore.AnnRedirectTo, v) != nil:
+		f.Verdict = NotSupported
+		f.Caveat = "The Routes redirect only to an absolute http or https URL of URL characters (" + routecore.AnnRedirectTo +
+			"), optionally ending with $request_uri after a path: write it so, such as https://www.example.com/new$request_uri."
+	default:
+		code := r.routeCode()
+		c.set(routecore.AnnRedirectTo, v)
+		c.set(routecore.AnnRedirectCode, strconv.Itoa(code))
+		f.Caveat = fmt.Sprintf("The Routes redirect every request to it with %d (%s, %s), plain HTTP included, as ingress-nginx does.", code, routecore.AnnRedirectTo, routecore.AnnRedirectCode)
+		if strings.HasSuffix(v, routecore.RequestURIVariable) {
+			f.Caveat = fmt.Sprintf("The Routes redirect every request to it with %d (%s, %s), plain HTTP included, $request_uri appending the request's path and query, as ingress-nginx does.",
+				code, routecore.AnnRedirectTo, routecore.AnnRedirectCode)
+		}
+	}
+}
+
+func convertRedirectCode(c *converter, f *Finding) {
+	r := c.redirectTo()
+	redirectKey := strings.TrimSuffix(f.Key, "-code")
+	switch {
+	case r.key == "":
+		noEffect(f, redirectKey)
+	case r.codeKey != f.Key:
+		f.Verdict, f.Caveat = Exact, r.key+" wins over "+redirectKey+", so it has no effect, in ingress-nginx as in the conversion."
+	case r.badCode:
+		invalid(f, "a whole number", "then ignores "+redirectKey+" too, as the Routes do")
+	case !c.redirects():
+		f.Verdict, f.Caveat = NotSupported, "It goes with "+redirectKey+", whose URL the Routes cannot redirect to."
+	case r.routeCode() != r.code:
+		f.Verdict = NotSupported
+		f.Caveat = fmt.Sprintf("The router redirects only with 301, 302, 303, 307 or 308, so the Routes redirect with %d (%s): write one of those.", r.routeCode(), routecore.AnnRedirectCode)
+	default:
+		f.Caveat = fmt.Sprintf("The Routes redirect with %d (%s).", r.code, routecore.AnnRedirectCode)
+		if v, _ := c.value(f.Key); strconv.Itoa(r.code) != strings.TrimLeft(v, "0") {
+			f.Caveat = fmt.Sprintf("ingress-nginx takes only codes from 300 to %d and otherwise redirects with %d, as the Routes do (%s).", r.highest, r.code, routecore.AnnRedirectCode)
+		}
+	}
+}
+
+// convertAppRoot converts app-root: ingress-nginx takes a path (a
+// request URI that is not absolute) and redirects requests for / to it
+// with 302.
+func convertAppRoot(c *converter, f *Finding) {
+	v, _ := c.value(f.Key)
+	u, err := url.ParseRequestURI(v)
+	switch {
+	case err != nil || u.IsAbs():
+		invalid(f, "a path such as /app", "does not redirect /, nor do the Routes")
+	case !c.setChecked(routecore.AnnAppRoot, v):
+		f.Verdict = NotSupported
+		f.Caveat = "The Routes redirect / only to a path other than / of URL characters, without '#' or nginx variables (" + routecore.AnnAppRoot + "): write it so, such as /app."
 	}
 }

@@ -42,6 +42,22 @@ var (
 	annBalance  = routecore.AnnBalance
 	annRate     = routecore.AnnRateLimit
 	annRateHTTP = routecore.AnnRateLimitRateHTTP
+	annBody     = routecore.AnnMaxBodySize
+	annDeny     = routecore.AnnIPDenylist
+	annRedirect = routecore.AnnRedirectTo
+	annCode     = routecore.AnnRedirectCode
+	annAppRoot  = routecore.AnnAppRoot
+	annExempt   = routecore.AnnRateLimitExempt
+	annStatus   = routecore.AnnRateLimitStatus
+
+	// tooManyRanges lists one range more than a Route takes.
+	tooManyRanges = func() string {
+		list := make([]string, routecore.MaxAllowlistEntries+1)
+		for i := range list {
+			list[i] = fmt.Sprintf("10.%d.%d.0/24", i/256, i%256)
+		}
+		return strings.Join(list, ",")
+	}()
 )
 
 func annotations(pairs ...string) map[string]string {
@@ -60,15 +76,20 @@ var entryCases = []entryCase{
 		term: routecore.TLSTerminationPassthrough, ann: annotations(annCookies, absent, annAllow, absent, annTimeout, absent), target: ""},
 	{key: "ssl-passthrough", in: kv("ssl-passthrough", "false"), verdict: Exact, ann: annotations(annCookies, "true")},
 	{key: "ssl-passthrough", in: kv("ssl-passthrough", "yes"), verdict: NotSupported, caveatHas: `"yes"`},
-	{key: "ssl-redirect", in: kv("ssl-redirect", "true"), tls: true, verdict: Approximate, insecure: routecore.InsecureEdgeTerminationPolicyRedirect, caveatHas: "308"},
-	{key: "ssl-redirect", in: kv("ssl-redirect", "false"), tls: true, verdict: Exact, insecure: routecore.InsecureEdgeTerminationPolicyAllow},
+	{key: "ssl-redirect", in: kv("ssl-redirect", "true"), tls: true, verdict: Exact, insecure: routecore.InsecureEdgeTerminationPolicyRedirect,
+		ann: annotations(annCode, "308"), caveatHas: "with 308 as in ingress-nginx (" + annCode + ")"},
+	{key: "ssl-redirect", in: kv("ssl-redirect", "false"), tls: true, verdict: Exact, insecure: routecore.InsecureEdgeTerminationPolicyAllow, ann: annotations(annCode, absent)},
+	{key: "ssl-redirect", in: kv("ssl-redirect", "true", "permanent-redirect", "https://example.org"), tls: true, verdict: Exact,
+		insecure: routecore.InsecureEdgeTerminationPolicyAllow, ann: annotations(annRedirect, "https://example.org", annCode, "301"), caveatHas: "permanent-redirect answers every request"},
 	{key: "ssl-redirect", in: kv("ssl-redirect", "true"), verdict: Exact, caveatHas: "spec.tls"},
 	{key: "ssl-redirect", in: kv("ssl-redirect", "nope"), tls: true, verdict: NotSupported, insecure: routecore.InsecureEdgeTerminationPolicyRedirect},
 	{key: "force-ssl-redirect", in: kv("force-ssl-redirect", "true"), verdict: NotSupported, caveatHas: "spec.tls"},
-	{key: "force-ssl-redirect", in: kv("force-ssl-redirect", "true", "ssl-redirect", "false"), tls: true, verdict: Approximate,
-		also: map[string]Verdict{"ssl-redirect": Exact}, insecure: routecore.InsecureEdgeTerminationPolicyRedirect},
-	{key: "force-ssl-redirect", in: kv("force-ssl-redirect", "true", "backend-protocol", "HTTPS"), verdict: Approximate,
-		term: routecore.TLSTerminationReencrypt, insecure: routecore.InsecureEdgeTerminationPolicyRedirect},
+	{key: "force-ssl-redirect", in: kv("force-ssl-redirect", "true", "ssl-redirect", "false"), tls: true, verdict: Exact,
+		also: map[string]Verdict{"ssl-redirect": Exact}, insecure: routecore.InsecureEdgeTerminationPolicyRedirect, ann: annotations(annCode, "308")},
+	{key: "force-ssl-redirect", in: kv("force-ssl-redirect", "true", "backend-protocol", "HTTPS"), verdict: Exact,
+		term: routecore.TLSTerminationReencrypt, insecure: routecore.InsecureEdgeTerminationPolicyRedirect, ann: annotations(annCode, "308")},
+	{key: "force-ssl-redirect", in: kv("force-ssl-redirect", "true", "temporal-redirect", "https://example.org/$request_uri"), verdict: Exact,
+		ann: annotations(annRedirect, "https://example.org/$request_uri", annCode, "302"), caveatHas: "temporal-redirect answers every request"},
 	{key: "force-ssl-redirect", in: kv("force-ssl-redirect", "false"), tls: true, verdict: Exact, insecure: routecore.InsecureEdgeTerminationPolicyRedirect},
 	{key: "force-ssl-redirect", in: kv("force-ssl-redirect", "1x"), verdict: NotSupported},
 	{key: "preserve-trailing-slash", in: kv("preserve-trailing-slash", "true"), tls: true, verdict: Exact},
@@ -116,11 +137,47 @@ var entryCases = []entryCase{
 	{key: "use-regex", in: kv("use-regex", "false"), verdict: Exact},
 	{key: "use-regex", in: kv("use-regex", "false", "rewrite-target", "/"), verdict: Approximate, regex: true, target: "/"},
 	{key: "use-regex", in: kv("use-regex", "sometimes"), verdict: NotSupported},
-	{key: "app-root", in: kv("app-root", "/app"), verdict: NotSupported},
-	{key: "permanent-redirect", in: kv("permanent-redirect", "https://example.org"), verdict: NotSupported},
-	{key: "permanent-redirect-code", in: kv("permanent-redirect-code", "308"), verdict: NotSupported},
-	{key: "temporal-redirect", in: kv("temporal-redirect", "https://example.org"), verdict: NotSupported},
-	{key: "temporal-redirect-code", in: kv("temporal-redirect-code", "307"), verdict: NotSupported},
+	{key: "app-root", in: kv("app-root", "/app"), verdict: Exact, ann: annotations(annAppRoot, "/app")},
+	{key: "app-root", in: kv("app-root", "/app/?lang=en"), tls: true, verdict: Exact, ann: annotations(annAppRoot, "/app/?lang=en"),
+		insecure: routecore.InsecureEdgeTerminationPolicyRedirect},
+	{key: "app-root", in: kv("app-root", "app"), verdict: NotSupported, ann: annotations(annAppRoot, absent), caveatHas: "does not redirect /"},
+	{key: "app-root", in: kv("app-root", "https://example.org/app"), verdict: NotSupported, ann: annotations(annAppRoot, absent)},
+	{key: "app-root", in: kv("app-root", "/"), verdict: NotSupported, ann: annotations(annAppRoot, absent), caveatHas: "other than /"},
+	{key: "app-root", in: kv("app-root", "/app/$1"), verdict: NotSupported, ann: annotations(annAppRoot, absent)},
+	{key: "permanent-redirect", in: kv("permanent-redirect", "https://example.org"), verdict: Exact,
+		ann: annotations(annRedirect, "https://example.org", annCode, "301")},
+	{key: "permanent-redirect", in: kv("permanent-redirect", "https://example.org/new$request_uri"), tls: true, verdict: Exact,
+		ann: annotations(annRedirect, "https://example.org/new$request_uri", annCode, "301"), insecure: routecore.InsecureEdgeTerminationPolicyAllow,
+		caveatHas: "$request_uri appending"},
+	{key: "permanent-redirect", in: kv("permanent-redirect", "https://$host/new"), verdict: NotSupported,
+		ann: annotations(annRedirect, absent, annCode, absent), caveatHas: "write the URL literally"},
+	{key: "permanent-redirect", in: kv("permanent-redirect", "https://example.org/$request_uri/x"), verdict: NotSupported, ann: annotations(annRedirect, absent)},
+	{key: "permanent-redirect", in: kv("permanent-redirect", "https://example.org/?a=1$request_uri"), verdict: NotSupported, ann: annotations(annRedirect, absent)},
+	{key: "permanent-redirect", in: kv("permanent-redirect", "/elsewhere"), tls: true, verdict: NotSupported,
+		ann: annotations(annRedirect, absent, annCode, "308"), insecure: routecore.InsecureEdgeTerminationPolicyRedirect, caveatHas: "absolute"},
+	{key: "permanent-redirect", in: kv("permanent-redirect", ""), verdict: Exact, ann: annotations(annRedirect, absent)},
+	{key: "permanent-redirect", in: kv("permanent-redirect", "https://a.example.org", "temporal-redirect", "https://b.example.org"), verdict: Exact,
+		also: map[string]Verdict{"temporal-redirect": Exact}, ann: annotations(annRedirect, "https://b.example.org", annCode, "302"), caveatHas: "temporal-redirect wins"},
+	{key: "permanent-redirect-code", in: kv("permanent-redirect", "https://example.org", "permanent-redirect-code", "308"), verdict: Exact,
+		also: map[string]Verdict{"permanent-redirect": Exact}, ann: annotations(annRedirect, "https://example.org", annCode, "308")},
+	{key: "permanent-redirect-code", in: kv("permanent-redirect-code", "308"), verdict: Exact, caveatHas: "no effect", ann: annotations(annCode, absent)},
+	{key: "permanent-redirect-code", in: kv("permanent-redirect", "https://example.org", "permanent-redirect-code", "304"), verdict: NotSupported,
+		ann: annotations(annCode, "301"), caveatHas: "write one of those"},
+	{key: "permanent-redirect-code", in: kv("permanent-redirect", "https://example.org", "permanent-redirect-code", "200"), verdict: Exact,
+		ann: annotations(annCode, "301"), caveatHas: "from 300 to 308"},
+	{key: "permanent-redirect-code", in: kv("permanent-redirect", "https://example.org", "permanent-redirect-code", "moved"), verdict: NotSupported,
+		also: map[string]Verdict{"permanent-redirect": Exact}, ann: annotations(annRedirect, absent, annCode, absent)},
+	{key: "permanent-redirect-code", in: kv("permanent-redirect", "https://$host", "permanent-redirect-code", "308"), verdict: NotSupported,
+		ann: annotations(annCode, absent)},
+	{key: "temporal-redirect", in: kv("temporal-redirect", "https://example.org"), verdict: Exact,
+		ann: annotations(annRedirect, "https://example.org", annCode, "302")},
+	{key: "temporal-redirect", in: kv("temporal-redirect", "ftp://example.org"), verdict: NotSupported, ann: annotations(annRedirect, absent)},
+	{key: "temporal-redirect-code", in: kv("temporal-redirect", "https://example.org", "temporal-redirect-code", "307"), verdict: Exact,
+		ann: annotations(annCode, "307")},
+	{key: "temporal-redirect-code", in: kv("temporal-redirect", "https://example.org", "temporal-redirect-code", "308"), verdict: Exact,
+		ann: annotations(annCode, "302"), caveatHas: "from 300 to 307"},
+	{key: "temporal-redirect-code", in: kv("permanent-redirect", "https://example.org", "temporal-redirect-code", "307"), verdict: Exact,
+		ann: annotations(annCode, "301"), caveatHas: "no effect"},
 	{key: "from-to-www-redirect", in: kv("from-to-www-redirect", "true"), verdict: NotSupported},
 	{key: "server-alias", in: kv("server-alias", "a.example.com, b.example.com"), verdict: Exact, hosts: []string{"a.example.com", "b.example.com"}},
 	{key: "server-alias", in: kv("server-alias", "*.example.com,c.example.com"), verdict: Approximate, hosts: []string{"c.example.com"}, caveatHas: "*.example.com"},
@@ -213,9 +270,16 @@ var entryCases = []entryCase{
 	{key: "allowlist-source-range", in: kv("allowlist-source-range", " , "), verdict: Approximate, ann: annotations(annAllow, denyEveryone)},
 	{key: "allowlist-source-range", in: kv("allowlist-source-range", "", "whitelist-source-range", "10.0.0.0/8"), verdict: Exact,
 		also: map[string]Verdict{"whitelist-source-range": Approximate}, ann: annotations(annAllow, "10.0.0.0/8")},
-	{key: "denylist-source-range", in: kv("denylist-source-range", "10.0.0.0/8"), verdict: NotSupported},
+	{key: "denylist-source-range", in: kv("denylist-source-range", " 10.0.0.0/8, 192.168.1.1 ,2001:db8::/32"), verdict: Exact,
+		ann: annotations(annDeny, "10.0.0.0/8 192.168.1.1 2001:db8::/32")},
+	{key: "denylist-source-range", in: kv("denylist-source-range", "10.0.0.0/8", "allowlist-source-range", "10.0.0.0/8"), verdict: Exact,
+		ann: annotations(annDeny, "10.0.0.0/8", annAllow, "10.0.0.0/8")},
+	{key: "denylist-source-range", in: kv("denylist-source-range", "10.0.0.0/8,10.0.0.300"), verdict: Approximate,
+		ann: annotations(annDeny, denyAll), caveatHas: "10.0.0.300"},
+	{key: "denylist-source-range", in: kv("denylist-source-range", " , "), verdict: Approximate, ann: annotations(annDeny, denyAll)},
+	{key: "denylist-source-range", in: kv("denylist-source-range", tooManyRanges), verdict: NotSupported, ann: annotations(annDeny, denyAll), caveatHas: "wider CIDRs"},
 	{key: "limit-connections", in: kv("limit-connections", "5"), verdict: Approximate,
-		ann: annotations(annRate, "true", routecore.AnnRateLimitConcurrentTCP, "5")},
+		ann: annotations(annRate, "true", routecore.AnnRateLimitConcurrentTCP, "5", annStatus, absent), caveatHas: "where ingress-nginx answers 503"},
 	{key: "limit-connections", in: kv("limit-connections", "0"), verdict: Exact, ann: annotations(annRate, absent)},
 	{key: "limit-rps", in: kv("limit-rps", "5"), verdict: Approximate, ann: annotations(annRate, "true", annRateHTTP, "50")},
 	{key: "limit-rps", in: kv("limit-rps", "five"), verdict: NotSupported, ann: annotations(annRate, absent)},
@@ -227,8 +291,18 @@ var entryCases = []entryCase{
 	{key: "limit-burst-multiplier", in: kv("limit-burst-multiplier", "2"), verdict: Exact},
 	{key: "limit-rate", in: kv("limit-rate", "100"), verdict: NotSupported},
 	{key: "limit-rate-after", in: kv("limit-rate-after", "100"), verdict: NotSupported},
-	{key: "limit-whitelist", in: kv("limit-whitelist", "10.0.0.0/8"), verdict: NotSupported},
-	{key: "limit-allowlist", in: kv("limit-allowlist", "10.0.0.0/8"), verdict: NotSupported},
+	{key: "limit-whitelist", in: kv("limit-whitelist", "10.0.0.0/8"), verdict: Exact, ann: annotations(annExempt, absent), caveatHas: "no effect"},
+	{key: "limit-whitelist", in: kv("limit-whitelist", "10.0.0.0/8", "limit-rps", "5"), verdict: Exact, ann: annotations(annRate, "true", annExempt, "10.0.0.0/8")},
+	{key: "limit-whitelist", in: kv("limit-whitelist", "10.0.0.0/8", "limit-allowlist", "192.168.0.0/16", "limit-rpm", "60"), verdict: Exact,
+		also: map[string]Verdict{"limit-allowlist": Exact}, ann: annotations(annExempt, "192.168.0.0/16"), caveatHas: "limit-allowlist wins"},
+	{key: "limit-allowlist", in: kv("limit-allowlist", "10.0.0.0/8, 2001:db8::/32", "limit-connections", "3"), verdict: Exact,
+		ann: annotations(annExempt, "10.0.0.0/8 2001:db8::/32")},
+	{key: "limit-allowlist", in: kv("limit-allowlist", "", "limit-whitelist", "10.0.0.0/8", "limit-rps", "5"), verdict: Exact,
+		also: map[string]Verdict{"limit-whitelist": Exact}, ann: annotations(annExempt, "10.0.0.0/8")},
+	{key: "limit-allowlist", in: kv("limit-allowlist", "10.0.0.0/8,office", "limit-rps", "5"), verdict: NotSupported,
+		ann: annotations(annRate, "true", annExempt, absent), caveatHas: "exempt no client"},
+	{key: "limit-allowlist", in: kv("limit-allowlist", tooManyRanges, "limit-rps", "5"), verdict: NotSupported,
+		ann: annotations(annRate, "true", annExempt, absent), caveatHas: "wider CIDRs"},
 	{key: "proxy-read-timeout", in: kv("proxy-read-timeout", "120"), verdict: Approximate, ann: annotations(annTimeout, "120s")},
 	{key: "proxy-read-timeout", in: kv("proxy-read-timeout", "10"), verdict: Approximate, ann: annotations(annTimeout, "60s")},
 	{key: "proxy-read-timeout", in: kv("proxy-read-timeout", "120", "proxy-send-timeout", "120"), verdict: Exact,
@@ -243,8 +317,11 @@ var entryCases = []entryCase{
 	{key: "proxy-request-buffering", in: kv("proxy-request-buffering", "on"), verdict: Approximate},
 	{key: "proxy-buffering", in: kv("proxy-buffering", "off"), verdict: Exact},
 	{key: "proxy-buffering", in: kv("proxy-buffering", "yes"), verdict: NotSupported},
-	{key: "proxy-body-size", in: kv("proxy-body-size", "8m"), verdict: NotSupported},
-	{key: "proxy-body-size", in: kv("proxy-body-size", "0"), verdict: Exact},
+	{key: "proxy-body-size", in: kv("proxy-body-size", "8m"), verdict: Approximate, ann: annotations(annBody, "8m"), caveatHas: "chunked"},
+	{key: "proxy-body-size", in: kv("proxy-body-size", "512K"), tls: true, verdict: Approximate, ann: annotations(annBody, "512K")},
+	{key: "proxy-body-size", in: kv("proxy-body-size", "0"), verdict: Exact, ann: annotations(annBody, "0")},
+	{key: "proxy-body-size", in: kv("proxy-body-size", "8 MB"), verdict: NotSupported, ann: annotations(annBody, "1m"), caveatHas: "ConfigMap's 1m"},
+	{key: "proxy-body-size", in: kv("proxy-body-size", "2000g"), verdict: Approximate, ann: annotations(annBody, "0"), caveatHas: "1024g"},
 	{key: "client-body-buffer-size", in: kv("client-body-buffer-size", "1m"), verdict: RouterWide, caveatHas: "ROUTER_BUF_SIZE"},
 	{key: "proxy-buffer-size", in: kv("proxy-buffer-size", "8k"), verdict: RouterWide, caveatHas: "ROUTER_BUF_SIZE"},
 	{key: "proxy-buffers-number", in: kv("proxy-buffers-number", "4"), verdict: NotSupported},
@@ -510,20 +587,33 @@ func TestUnknownAnnotations(t *testing.T) {
 
 // TestOddValuesStayValid converts every annotation with values ingress-nginx
 // users get wrong, alone and with the annotations that give it an effect,
-// and wants Routes routecore accepts and one-sentence caveats.
+// without TLS under ingress-nginx's defaults and with TLS under a ConfigMap
+// that changes the statuses and denies a range, and wants Routes routecore accepts (every Route annotation
+// the conversion emits passes routecore's validation) and one-sentence
+// caveats.
 func TestOddValuesStayValid(t *testing.T) {
 	values := []string{"", " ", "x", "-1", "0", "1", "true", "false", "on", "cookie", "%", "100%", "$host", "a\nb", "2147483647",
 		"99999999999999999999", "/", "/$2", "a,b", ",", "10.0.0.0/8", "*", "https://*.example.com", "HTTPS", "GRPCS", "Strict",
-		"ns/name", "other/name", strings.Repeat("a", 300)}
+		"ns/name", "other/name", strings.Repeat("a", 300), "8m", "/app", "/app?x=\"y\"", "304", "429",
+		"https://example.com/$request_uri", "https://example.com$request_uri", "https://$host$request_uri", "http://a b", "ftp://example.com",
+		"https://example.com/" + strings.Repeat("a", 2100)}
 	companions := [][]string{nil, {"enable-cors", "true"}, {"affinity", "cookie"}, {"canary", "true"},
-		{"backend-protocol", "HTTPS", "proxy-ssl-verify", "on"}, {"limit-rps", "3"}}
+		{"backend-protocol", "HTTPS", "proxy-ssl-verify", "on"}, {"limit-rps", "3"}, {"limit-connections", "2"},
+		{"permanent-redirect", "https://example.com/new$request_uri"}}
+	statuses := DefaultGlobals()
+	statuses.LimitReqStatusCode, statuses.LimitConnStatusCode, statuses.HTTPRedirectCode = 429, 429, 301
+	statuses.DenylistSourceRange = []string{"192.0.2.0/24"}
 	for _, e := range Table() {
 		for _, comp := range companions {
 			for _, v := range values {
 				in := kv(comp...)
 				in[Prefix+e.Annotation] = v
 				for _, tls := range []bool{false, true} {
-					conv := Convert(Input{Annotations: in, TLS: tls, Globals: DefaultGlobals(), Namespace: "ns"})
+					g := DefaultGlobals()
+					if tls {
+						g = statuses
+					}
+					conv := Convert(Input{Annotations: in, TLS: tls, Globals: g, Namespace: "ns"})
 					f, ok := finding(conv, e.Annotation)
 					if !ok || !slices.Contains(Verdicts(), f.Verdict) {
 						t.Errorf("%s=%q with %v: finding %+v", e.Annotation, v, comp, f)

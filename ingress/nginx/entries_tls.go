@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/routeshift/routeshift/routecore"
@@ -29,11 +30,11 @@ var tlsEntries = []Entry{
 	{Annotation: "ssl-passthrough", Verdict: Exact,
 		Caveat:  "true makes the Route passthrough (TLS goes to the endpoints undecrypted), which, as in ingress-nginx, voids every other annotation.",
 		convert: convertPassthrough},
-	{Annotation: "ssl-redirect", Verdict: Approximate,
-		Caveat:  "true gives TLS Routes insecureEdgeTerminationPolicy Redirect (the router answers 302 where ingress-nginx answers 308) and false gives Allow.",
+	{Annotation: "ssl-redirect", Verdict: Exact,
+		Caveat:  "true gives TLS Routes insecureEdgeTerminationPolicy Redirect, with ingress-nginx's http-redirect-code (308 by default) as " + routecore.AnnRedirectCode + ", and false gives Allow.",
 		convert: convertRedirect},
 	{Annotation: "force-ssl-redirect", Verdict: Approximate,
-		Caveat:  "true gives TLS Routes insecureEdgeTerminationPolicy Redirect (302 instead of 308); a Route without TLS cannot redirect, so add spec.tls or redirect at the load balancer that terminates TLS.",
+		Caveat:  "true gives TLS Routes insecureEdgeTerminationPolicy Redirect, with ingress-nginx's http-redirect-code (308 by default) as " + routecore.AnnRedirectCode + "; a Route without TLS cannot redirect, so add spec.tls or redirect at the load balancer that terminates TLS.",
 		convert: convertRedirect},
 	{Annotation: "preserve-trailing-slash", Verdict: Exact,
 		Caveat: "The router's redirect to HTTPS always keeps the request's path and query as sent, trailing slash included."},
@@ -107,13 +108,41 @@ func (c *converter) terminatesTLS() bool {
 	return c.in.TLS || p == "HTTPS" || p == "GRPCS"
 }
 
-// redirectCode is how ingress-nginx's redirect differs from the router's
-// 302, as the end of a sentence, or "" when it does not.
-func (c *converter) redirectCode() string {
-	if c.in.Globals.HTTPRedirectCode == 302 {
+// httpsRedirectCode is the redirect-code the Routes need to redirect plain
+// HTTP to HTTPS with ingress-nginx's status (http-redirect-code): "" for
+// 302, the router's own, and for a status the router does not redirect
+// with.
+func (c *converter) httpsRedirectCode() string {
+	code := strconv.Itoa(c.in.Globals.HTTPRedirectCode)
+	if code == "302" || checkRouteValue(routecore.AnnRedirectCode, code) != nil {
 		return ""
 	}
-	return fmt.Sprintf(", but with 302 where ingress-nginx answers %d", c.in.Globals.HTTPRedirectCode)
+	return code
+}
+
+// redirectCode says, as the end of a sentence, with which status the
+// Routes redirect plain HTTP to HTTPS, and whether it is ingress-nginx's;
+// exact is false when it is not.
+func (c *converter) redirectCode() (tail string, exact bool) {
+	code := c.in.Globals.HTTPRedirectCode
+	switch {
+	case c.httpsRedirectCode() != "":
+		return fmt.Sprintf(", with %d as in ingress-nginx (%s)", code, routecore.AnnRedirectCode), true
+	case code == 302:
+		return ", with 302 as in ingress-nginx", true
+	}
+	return fmt.Sprintf(", but with 302 where ingress-nginx answers %d", code), false
+}
+
+// redirectsFirst is the caveat of a redirect to HTTPS the Routes need not
+// make: permanent-redirect or temporal-redirect answers every request,
+// plain HTTP included, before it.
+func (c *converter) redirectsFirst() string {
+	s := c.redirectTo().key + " answers every request before any redirect to HTTPS, plain HTTP included, in ingress-nginx as on the Routes"
+	if c.terminatesTLS() {
+		s += " (insecureEdgeTerminationPolicy Allow)"
+	}
+	return s + "."
 }
 
 // convertRedirect judges ssl-redirect and force-ssl-redirect; the policy
@@ -126,6 +155,8 @@ func convertRedirect(c *converter, f *Finding) {
 		invalid(f, "true or false", "does not force the redirect, as the Route does not")
 	case !ok:
 		invalid(f, "true or false", fmt.Sprintf("applies its ConfigMap's ssl-redirect (%t), as the Route does", c.in.Globals.SSLRedirect))
+	case b && c.redirects():
+		f.Verdict, f.Caveat = Exact, c.redirectsFirst()
 	case force && b && !c.terminatesTLS():
 		f.Verdict = NotSupported
 		f.Caveat = "The router redirects to HTTPS only Routes that terminate TLS: add spec.tls to the Ingress (a TLS entry without secretName gets the router's default certificate), or redirect at the load balancer that terminates TLS."
@@ -138,8 +169,9 @@ func convertRedirect(c *converter, f *Finding) {
 	case !b:
 		f.Verdict, f.Caveat = Exact, "Plain HTTP is served too: the Routes get insecureEdgeTerminationPolicy Allow."
 	default:
-		f.Verdict, f.Caveat = Approximate, "Plain HTTP is redirected to HTTPS: the Routes get insecureEdgeTerminationPolicy Redirect"+c.redirectCode()+"."
-		if c.redirectCode() == "" {
+		tail, exact := c.redirectCode()
+		f.Verdict, f.Caveat = Approximate, "Plain HTTP is redirected to HTTPS: the Routes get insecureEdgeTerminationPolicy Redirect"+tail+"."
+		if exact {
 			f.Verdict = Exact
 		}
 	}
@@ -148,8 +180,13 @@ func convertRedirect(c *converter, f *Finding) {
 // insecurePolicy is what ingress-nginx does with plain HTTP for the hosts
 // of an Ingress whose Routes terminate TLS: redirect when forced, or when
 // the Ingress has spec.tls and ssl-redirect (or its ConfigMap default) is
-// true; else serve it.
+// true; else serve it. An Ingress that redirects every request elsewhere
+// (permanent-redirect) answers plain HTTP with that redirect first, so its
+// Routes allow plain HTTP, where the same redirect answers it.
 func (c *converter) insecurePolicy() routecore.InsecureEdgeTerminationPolicyType {
+	if c.redirects() {
+		return routecore.InsecureEdgeTerminationPolicyAllow
+	}
 	redirect := c.in.Globals.SSLRedirect
 	if b, ok := c.boolValue("ssl-redirect"); ok {
 		redirect = b

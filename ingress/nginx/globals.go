@@ -1,10 +1,13 @@
 package nginx
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/routeshift/routeshift/routecore"
 )
 
 // Globals are the settings of ingress-nginx's ConfigMap that change how
@@ -41,6 +44,13 @@ type Globals struct {
 	// WhitelistSourceRange, when not empty, is the allowlist of every
 	// Ingress without an allowlist annotation.
 	WhitelistSourceRange []string
+	// DenylistSourceRange, when not empty, is the denylist of every
+	// Ingress without a denylist annotation.
+	DenylistSourceRange []string
+	// LimitReqStatusCode and LimitConnStatusCode are the statuses past the
+	// request-rate limits (limit-rps, limit-rpm) and the connection limit
+	// (limit-connections): 503 by default.
+	LimitReqStatusCode, LimitConnStatusCode int
 }
 
 // DefaultGlobals returns ingress-nginx's documented defaults.
@@ -50,7 +60,8 @@ func DefaultGlobals() Globals {
 		ProxyBodySize: "1m",
 		SSLRedirect:   true, HTTPRedirectCode: 308,
 		HSTS: true, HSTSMaxAge: 31536000, HSTSIncludeSubdomains: true,
-		LoadBalance: "round_robin",
+		LoadBalance:        "round_robin",
+		LimitReqStatusCode: 503, LimitConnStatusCode: 503,
 	}
 }
 
@@ -79,7 +90,12 @@ func GlobalsFromConfigMap(data map[string]string) (Globals, []Finding) {
 		default:
 			f.Verdict, f.Caveat = s.Verdict, s.Caveat
 			if s.parse != nil {
-				if want := s.parse(&g, v); want != "" {
+				switch want := s.parse(&g, v); {
+				case want == "":
+				case s.failClosed != "":
+					f.Verdict = NotSupported
+					f.Caveat = fmt.Sprintf("%q is not %s: nginx cannot load it, and %s.", f.Value, want, s.failClosed)
+				default:
 					invalid(&f, want, "keeps its default")
 				}
 			}
@@ -109,6 +125,9 @@ func (g Globals) Assumed() []string {
 		{"hsts-preload", strconv.FormatBool(g.HSTSPreload)},
 		{"load-balance", g.LoadBalance},
 		{"whitelist-source-range", strings.Join(g.WhitelistSourceRange, ",")},
+		{"denylist-source-range", strings.Join(g.DenylistSourceRange, ",")},
+		{"limit-req-status-code", strconv.Itoa(g.LimitReqStatusCode)},
+		{"limit-conn-status-code", strconv.Itoa(g.LimitConnStatusCode)},
 	}
 	out := make([]string, 0, len(values))
 	for _, kv := range values {
@@ -157,9 +176,8 @@ func parseBodySize(g *Globals, v string) string {
 	if v == "" {
 		return ""
 	}
-	digits := strings.TrimRight(v, "kKmMgG")
-	if _, err := strconv.ParseUint(digits, 10, 64); err != nil || len(v)-len(digits) > 1 {
-		return "a size such as 1m, 512k or 0"
+	if checkRouteValue(routecore.AnnMaxBodySize, v) != nil {
+		return "a size such as 1m, 512k or 0 (at most 1024g)"
 	}
 	g.ProxyBodySize = v
 	return ""
@@ -197,6 +215,36 @@ func parseLoadBalance(g *Globals, v string) string {
 	default:
 		return "round_robin or ewma"
 	}
+	return ""
+}
+
+// parseStatusCode reads an error status (400 to 599), the statuses nginx
+// answers past a limit with.
+func parseStatusCode(field func(*Globals) *int) func(*Globals, string) string {
+	return func(g *Globals, v string) string {
+		if v == "" {
+			return ""
+		}
+		n, ok := parseInt(v, 400)
+		if !ok || n > 599 {
+			return "a status from 400 to 599"
+		}
+		*field(g) = int(n)
+		return ""
+	}
+}
+
+// parseDenylist reads the ConfigMap's denylist. A list the router cannot
+// take fails closed: nginx does not load such a configuration, and
+// dropping the list would let in the sources it keeps out, so every Route
+// without its own denylist refuses every client.
+func parseDenylist(g *Globals, v string) string {
+	list, bad := sourceRanges(v)
+	if len(bad) > 0 || checkRouteValue(routecore.AnnIPDenylist, strings.Join(list, " ")) != nil {
+		g.DenylistSourceRange = strings.Fields(denyAll)
+		return fmt.Sprintf("a comma-separated list of at most %d addresses and CIDRs", routecore.MaxAllowlistEntries)
+	}
+	g.DenylistSourceRange = list
 	return ""
 }
 

@@ -47,6 +47,9 @@ func TestGlobalsFromConfigMap(t *testing.T) {
 		"load-balance":            "ewma",
 		"use-forwarded-headers":   "true",
 		"whitelist-source-range":  "10.0.0.0/8, 192.168.0.0/16",
+		"denylist-source-range":   "192.0.2.1, 198.51.100.0/24",
+		"limit-req-status-code":   "429",
+		"limit-conn-status-code":  "200",
 		"ssl-ciphers":             "HIGH",
 		"server-snippet":          "return 404;",
 		"use-geoip":               "true",
@@ -59,6 +62,8 @@ func TestGlobalsFromConfigMap(t *testing.T) {
 	want.HSTSMaxAge, want.HSTSIncludeSubdomains, want.HSTSPreload = 600, false, true
 	want.HTTPRedirectCode, want.LoadBalance, want.UseForwardedHeaders = 301, "ewma", true
 	want.WhitelistSourceRange = []string{"10.0.0.0/8", "192.168.0.0/16"}
+	want.DenylistSourceRange = []string{"192.0.2.1", "198.51.100.0/24"}
+	want.LimitReqStatusCode = 429
 	if !reflect.DeepEqual(g, want) {
 		t.Errorf("globals\n%+v, want\n%+v", g, want)
 	}
@@ -73,6 +78,8 @@ func TestGlobalsFromConfigMap(t *testing.T) {
 	for key, v := range map[string]Verdict{
 		"proxy-read-timeout": Exact, "proxy-send-timeout": NotSupported, "ssl-ciphers": RouterWide, "server-snippet": Refused,
 		"use-geoip": NotSupported, "proxy-read-timout": NotSupported, "unheard-of-key-xyzzy": NotSupported, "hsts": Exact,
+		"proxy-body-size": Approximate, "http-redirect-code": Exact, "denylist-source-range": Exact, "limit-req-status-code": Approximate,
+		"limit-conn-status-code": NotSupported,
 	} {
 		if verdicts[key] != v {
 			t.Errorf("%s: verdict %s, want %s", key, verdicts[key], v)
@@ -94,10 +101,11 @@ func TestGlobalsFromConfigMap(t *testing.T) {
 		t.Error("a ConfigMap's globals assume nothing")
 	}
 
-	// The ConfigMap's values reach the conversion.
-	conv := Convert(Input{TLS: true, Globals: g})
+	// The ConfigMap's values reach the conversion (ssl-redirect false: no
+	// redirect to HTTPS, so no redirect-code).
+	conv := Convert(Input{TLS: true, Globals: g, Annotations: kv("limit-rps", "2")})
 	checkMap(t, "annotation", annotations(annTimeout, "120s", "haproxy.router.openshift.io/hsts_header", "max-age=600;preload",
-		annAllow, "10.0.0.0/8 192.168.0.0/16"), conv.Annotations)
+		annAllow, "10.0.0.0/8 192.168.0.0/16", annDeny, "192.0.2.1 198.51.100.0/24", annBody, "8m", annCode, absent, annStatus, "429"), conv.Annotations)
 	checkValid(t, conv, true, "/")
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/routeshift/routeshift/routecore"
 )
 
@@ -113,4 +115,39 @@ func splitList(v string) []string {
 func seconds(n int64) (value string, capped bool) {
 	maxSeconds := int64(routecore.MaxTimeUnit / time.Second)
 	return strconv.FormatInt(min(n, maxSeconds), 10) + "s", n > maxSeconds
+}
+
+// checkRouteValue validates a value of a Route annotation with routecore's
+// catalogue, as the webhook will: the conversion never emits a value it
+// refuses.
+func checkRouteValue(key, value string) *field.Error {
+	a, ok := routecore.LookupAnnotation(key)
+	if !ok {
+		return field.NotSupported[string](nil, key, nil)
+	}
+	return a.Validate(nil, value)
+}
+
+// setChecked records a Route annotation when routecore accepts the value,
+// and reports whether it did.
+func (c *converter) setChecked(key, value string) bool {
+	if checkRouteValue(key, value) != nil {
+		return false
+	}
+	c.set(key, value)
+	return true
+}
+
+// sourceRanges reads a comma-separated list of addresses and CIDRs as
+// ingress-nginx's source-range annotations take it: the entries, and
+// those that are not an address or CIDR (ingress-nginx then refuses the
+// whole list).
+func sourceRanges(v string) (entries, bad []string) {
+	entries = splitList(v)
+	for _, e := range entries {
+		if !isIPOrCIDR(e) {
+			bad = append(bad, e)
+		}
+	}
+	return entries, bad
 }

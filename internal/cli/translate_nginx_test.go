@@ -100,6 +100,7 @@ func TestTranslateFromIngressNginx(t *testing.T) {
 		for _, want := range []string{
 			"haproxy.router.openshift.io/timeout: 120s", "haproxy.router.openshift.io/disable_cookies: \"true\"",
 			"alternateBackends:", "name: web-v2", "weight: 25", "weight: 75", "host: legacy.example.com",
+			"routeshift.io/max-body-size: 8m", "routeshift.io/max-body-size: 1m",
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("the Routes lack %q:\n%s", want, out)
@@ -110,7 +111,8 @@ func TestTranslateFromIngressNginx(t *testing.T) {
 		}
 		for _, want := range []string{
 			`warning: ingress shop/shop: nginx.ingress.kubernetes.io/configuration-snippet="more_set_headers \"X: y\";": refused: `,
-			`warning: ingress shop/shop: nginx.ingress.kubernetes.io/proxy-body-size="8m": not-supported: `,
+			`warning: ingress shop/shop: nginx.ingress.kubernetes.io/proxy-body-size="8m": approximate: `,
+			`warning: ingress shop/legacy: ingress-nginx default proxy-body-size: approximate: ingress-nginx refuses request bodies over 1m by default (413), and so do the Routes (routeshift.io/max-body-size 1m)`,
 			`warning: ingress shop/shop: nginx.ingress.kubernetes.io/proxy-read-timeout="120": approximate: `,
 			"note: ingress-nginx's ConfigMap was not given (--ingress-nginx-configmap): assumed its defaults proxy-read-timeout 60,",
 			"summary: 3 ingresses converted from ingress-nginx: 2 exactly, 0 approximately, 0 with losses, 1 refused",
@@ -127,6 +129,9 @@ func TestTranslateFromIngressNginx(t *testing.T) {
 		}
 		if !strings.Contains(out, "haproxy.router.openshift.io/timeout: 90s") || strings.Contains(errOut, "ConfigMap was not given") {
 			t.Errorf("the legacy Ingress did not get the ConfigMap's 90 s, or the report still assumes defaults:\n%s\n%s", out, errOut)
+		}
+		if strings.Contains(out, "routeshift.io/max-body-size: 1m") || !strings.Contains(out, "routeshift.io/max-body-size: 8m") {
+			t.Errorf("with the ConfigMap's proxy-body-size 0, only the Ingress's own limit is on a Route:\n%s", out)
 		}
 	})
 	t.Run("--strict fails when anything is not exact", func(t *testing.T) {
@@ -180,7 +185,7 @@ spec:
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("%v:\n%s", err, out)
 		}
-		if rep.Outcomes["refused"] != 1 || rep.Outcomes["exact"] != 2 || rep.Verdicts["refused"] != 1 || rep.Verdicts["not-supported"] != 1 ||
+		if rep.Outcomes["refused"] != 1 || rep.Outcomes["exact"] != 2 || rep.Verdicts["refused"] != 1 || rep.Verdicts["approximate"] != 2 ||
 			len(rep.Ingresses) != 3 {
 			t.Errorf("report: %+v", rep)
 		}

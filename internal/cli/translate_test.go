@@ -200,7 +200,7 @@ func TestTranslateShopIngresses(t *testing.T) {
 	file := writeFile(t, "shop-ingresses.yaml", fixtures.ShopIngresses)
 	stdout, stderr, code := run(t, "", "translate", "-f", file)
 	wantErr := `warning: ingress shop/storefront: Backend service "cart" not found at index 0, path index 4
-warning: ingress shop/storefront: annotation nginx.ingress.kubernetes.io/proxy-body-size has no effect on Routes: no equivalent: the router does not limit request bodies
+warning: ingress shop/storefront: annotation nginx.ingress.kubernetes.io/proxy-body-size has no effect on Routes: set routeshift.io/max-body-size (the same size, e.g. 8m)
 warning: ingress shop/storefront: path "/healthz" of host "www.example.com" (rule 0, path 2) has pathType Exact: routeshift serves it exactly (routeshift.io/path-type: Exact), but OpenShift makes no Route for an Exact path, so on OpenShift it would not be served; use pathType Prefix there
 warning: ingress shop/checkout: annotation nginx.ingress.kubernetes.io/ssl-passthrough has no effect on Routes: set route.openshift.io/termination: passthrough
 warning: ingress shop/docs: ignored: its class belongs to another controller (not openshift.io/ingress-to-route)
