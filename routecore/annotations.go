@@ -112,6 +112,9 @@ type Overrides struct {
 	RateLimitStatus int
 	// RateLimitExempt lists the sources the rate limits do not count.
 	RateLimitExempt []string
+	// WWWRedirect redirects the route's other host (WWWRedirectHost) to
+	// its own host, while the route holds that host's claim.
+	WWWRedirect bool
 }
 
 // ForwardedHeadersPolicy is what a router does with the X-Forwarded-For,

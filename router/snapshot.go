@@ -38,6 +38,10 @@ type Route struct {
 	Overrides routecore.Overrides
 	// HTTPHeaders are the header actions (edge and reencrypt).
 	HTTPHeaders *routecore.RouteHTTPHeaders
+	// WWWRedirectHost is the other host the route redirects to Host
+	// (routeshift.io/www-redirect), set only while the route holds that
+	// host's claim; "" otherwise.
+	WWWRedirectHost string
 }
 
 // Key is the route's namespace/name.
