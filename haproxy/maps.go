@@ -135,7 +135,7 @@ func routeEntries(rt *router.Route, certFile, forwarded string) []mapEntry {
 			http(httpExact, httpPrefix, redirectValue)
 		}
 	}
-	return out
+	return append(out, wwwEntries(rt, certFile)...)
 }
 
 // mapChunks is how many pieces a keyed file is kept in: a change re-sorts

@@ -119,6 +119,9 @@ func requestRules(def *backendDefaults, rt *router.Route, d *BackendData, out *b
 		}
 		d.Redirect = &RedirectData{Location: loc, Prefix: prefix, Code: cmp.Or(code, 301)}
 	}
+	if !wwwRedirect(rt, d) {
+		return "the www-redirect host cannot be quoted"
+	}
 	if c := httpsRedirectCode(rt); c != 0 && c != 302 {
 		d.HTTPSRedirect = &HTTPSRedirectData{Port: def.httpsRedirectPort, Code: c}
 	}

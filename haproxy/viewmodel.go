@@ -326,6 +326,9 @@ type BackendData struct {
 	AppRoot string
 	// Redirect redirects every request (redirect-to), or is nil.
 	Redirect *RedirectData
+	// WWWRedirect redirects requests for the route's other host
+	// (www-redirect), or is nil.
+	WWWRedirect *WWWRedirectData
 	// HSTS is the quoted Strict-Transport-Security value, or empty. It
 	// goes on responses to requests that came over TLS only (RFC 6797
 	// §7.2): edge routes with insecure policy Allow also serve plain HTTP.

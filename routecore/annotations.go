@@ -118,6 +118,9 @@ type Overrides struct {
 	AuthBasicSecret  string
 	AuthBasicRealm   string
 	AuthBasicForward bool
+	// WWWRedirect redirects the route's other host (WWWRedirectHost) to
+	// its own host, while the route holds that host's claim.
+	WWWRedirect bool
 }
 
 // ForwardedHeadersPolicy is what a router does with the X-Forwarded-For,

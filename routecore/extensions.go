@@ -93,6 +93,9 @@ var extensionCatalogue = []Annotation{
 	{Key: AnnRateLimitExempt, Help: "Space-separated IP addresses and CIDRs the rate-limit-connections limits do not count or refuse; at most 10000 entries.",
 		Default: "every source counted", Requires: AnnRateLimit,
 		validate: ipList, warn: ipListWarning, apply: func(v string, o *Overrides) { o.RateLimitExempt = strings.Fields(v) }},
+	{Key: AnnWWWRedirect, Help: wwwRedirectHelp,
+		Default: "false", OnlyFor: onlyHTTP, RefusedOutside: true,
+		validate: boolean, warn: booleanWarning, apply: func(v string, o *Overrides) { o.WWWRedirect = isTrue(v) }},
 }
 
 // ParseBodySize reads a size as ingress-nginx writes it: a whole number of

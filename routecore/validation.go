@@ -228,8 +228,9 @@ func withResourceVersion(meta *metav1.ObjectMeta) *metav1.ObjectMeta {
 
 func (c *check) annotations() field.ErrorList {
 	_, valueErrs := c.annotationErrors()
-	if wrong := c.annotationTerminations(); len(wrong) > 0 {
-		return slices.Concat(valueErrs, wrong)
+	wrong, www := c.annotationTerminations(), c.wwwRedirect()
+	if len(wrong) > 0 || len(www) > 0 {
+		return slices.Concat(valueErrs, wrong, www)
 	}
 	return valueErrs
 }

@@ -41,6 +41,10 @@ type Route struct {
 	// BasicAuth is nil unless requests must bring a user's credentials
 	// (routeshift.io/auth-basic-secret).
 	BasicAuth *BasicAuth
+	// WWWRedirectHost is the other host the route redirects to Host
+	// (routeshift.io/www-redirect), set only while the route holds that
+	// host's claim; "" otherwise.
+	WWWRedirectHost string
 }
 
 // BasicAuth is who may use a route: the users of its Secret, checked by

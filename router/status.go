@@ -41,7 +41,9 @@ func DesiredStatus(route *routecore.Route, d Decision, id StatusIdentity, now ti
 		return slices.DeleteFunc(slices.Clone(route.Status.Ingress), ours), true
 	}
 	duplicated := i >= 0 && slices.ContainsFunc(route.Status.Ingress[i+1:], ours)
-	cond := routecore.RouteIngressCondition{Type: routecore.RouteAdmitted, Status: corev1.ConditionTrue}
+	// An admitted route's message, when it has one, notes what of it is
+	// not served (a www-redirect host it does not hold).
+	cond := routecore.RouteIngressCondition{Type: routecore.RouteAdmitted, Status: corev1.ConditionTrue, Message: d.Message}
 	if d.Verdict == Rejected {
 		cond.Status, cond.Reason, cond.Message = corev1.ConditionFalse, d.Reason, d.Message
 	}

@@ -72,6 +72,13 @@ func TestDesiredStatus(t *testing.T) {
 		{name: "a condition without a transition time is the same condition", id: id,
 			have: []routecore.RouteIngress{with(oursAdmitted, func(e *routecore.RouteIngress) { e.Conditions[0].LastTransitionTime = nil })}, decision: admitted,
 			want: []routecore.RouteIngress{with(oursAdmitted, func(e *routecore.RouteIngress) { e.Conditions[0].LastTransitionTime = nil })}},
+		{name: "admitted with a note: status True with the message, no reason", id: id,
+			have: []routecore.RouteIngress{oursAdmitted, other},
+			decision: Decision{Verdict: Admitted, Host: "www.example.com", WildcardPolicy: routecore.WildcardPolicyNone,
+				Message: "routeshift.io/www-redirect: example.com is not redirected to this route: a route has example.com as its host"},
+			want: []routecore.RouteIngress{with(newAdmitted, func(e *routecore.RouteIngress) {
+				e.Conditions[0].Message = "routeshift.io/www-redirect: example.com is not redirected to this route: a route has example.com as its host"
+			}), other}, wantChanged: true},
 		{name: "admitted becomes rejected in place", id: id,
 			have: []routecore.RouteIngress{oursAdmitted, other}, decision: rejected,
 			want: []routecore.RouteIngress{newRejected, other}, wantChanged: true},

@@ -56,6 +56,9 @@ type Store struct {
 	verdicts    [3]int
 	notServable int
 	snapshot    Snapshot
+
+	// www are the redirect claims (www-redirect, www.go).
+	www wwwClaims
 }
 
 // routeState is what the Store knows about one Route.
@@ -74,6 +77,8 @@ type routeState struct {
 	servedFor *routecore.Route
 	// unservable is the data plane's report that it cannot serve served.
 	unservable *unservable
+	// redirect is the route's claim of its other host (www.go), or nil.
+	redirect *redirectClaim
 }
 
 // NewStore returns an empty store judging with cfg.
@@ -257,6 +262,7 @@ func (s *Store) Build(synced bool) Snapshot {
 			s.judgeDomain(domain, hosts, routes, decisions, next.Changed)
 		}
 	}
+	s.judgeRedirects(routes, decisions, next.Changed)
 	services := s.snapshot.Services.Edit()
 	for k := range s.dirtyServices {
 		ns, name := SplitKey(k)
@@ -315,6 +321,7 @@ func (s *Store) reassess(k string, st *routeState, routes *PMapEditor[*Route], d
 		return
 	}
 	st.contender = ct
+	s.claimRedirect(st, r, ct)
 	domain := DomainKey(ct.host)
 	ds := s.domains[domain]
 	if ds == nil {
@@ -336,6 +343,7 @@ func (s *Store) reassess(k string, st *routeState, routes *PMapEditor[*Route], d
 // withdraw removes the route's contender from its domain, marking what it
 // competed with for re-judgement.
 func (s *Store) withdraw(st *routeState) {
+	s.withdrawRedirect(st)
 	ct := st.contender
 	if ct == nil {
 		return
@@ -345,6 +353,9 @@ func (s *Store) withdraw(st *routeState) {
 	ds := s.domains[domain]
 	if ds == nil {
 		return
+	}
+	if ct.wildcard && ct.holds {
+		s.www.domainChanged(domain)
 	}
 	ds.setHolds(ct, false)
 	if ct.wildcard {
@@ -367,6 +378,7 @@ func (s *Store) markHost(domain, host string) {
 		s.dirtyHosts[domain] = map[string]bool{}
 	}
 	s.dirtyHosts[domain][host] = true
+	s.www.markRedirect(host)
 }
 
 // judgeDomain re-judges the contenders of the given hosts of a domain, or
@@ -378,6 +390,9 @@ func (s *Store) judgeDomain(domain string, hosts map[string]bool, routes *PMapEd
 		return
 	}
 	record := func(ct *contender, d Decision, holds bool) {
+		if ct.wildcard && ct.holds != holds {
+			s.www.domainChanged(domain)
+		}
 		ds.setHolds(ct, holds)
 		s.decide(ct.key, s.routes[ct.key], d, routes, decisions, changed)
 	}
@@ -409,6 +424,9 @@ func (s *Store) judgeDomain(domain string, hosts map[string]bool, routes *PMapEd
 // in the snapshot's routes (its value unchanged) with the decision
 // RouteNotServable, until its value changes.
 func (s *Store) decide(k string, st *routeState, d Decision, routes *PMapEditor[*Route], decisions *PMapEditor[Decision], changed Changes) {
+	if st.redirect != nil {
+		s.www.markRedirect(st.redirect.host)
+	}
 	if d.Verdict == Admitted {
 		if st.served == nil || st.servedFor != st.judged || st.served.Host != d.Host {
 			// A new object that serves the same (its status written,
@@ -416,6 +434,7 @@ func (s *Store) decide(k string, st *routeState, d Decision, routes *PMapEditor[
 			// has nothing to redo, and what it reported about that
 			// value still holds.
 			next := s.serve(st.judged, d.Host)
+			next.WWWRedirectHost = st.redirectHost()
 			if st.served == nil || !reflect.DeepEqual(st.served, next) {
 				st.served = next
 				routes.Set(k, st.served)
@@ -424,6 +443,9 @@ func (s *Store) decide(k string, st *routeState, d Decision, routes *PMapEditor[
 			st.servedFor = st.judged
 		}
 		d = st.servable(d)
+		if d.Verdict == Admitted {
+			d.Message = st.redirectNote()
+		}
 	} else if st.served != nil {
 		st.served, st.servedFor = nil, nil
 		routes.Delete(k)

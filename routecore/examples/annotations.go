@@ -57,6 +57,7 @@ var annotationValues = map[string]annotationValue{
 	routecore.AnnAuthBasicForward: {"true", "yes", `Invalid value: "yes": ` + booleanErr},
 	routecore.AnnRateLimitStatus:  {"429", "503", `Unsupported value: "503": supported values: "429"`},
 	routecore.AnnRateLimitExempt:  {"10.0.0.0/8", "10.0.0.0/8;192.168.0.1", `Invalid value: "10.0.0.0/8;192.168.0.1": ` + ipErr},
+	routecore.AnnWWWRedirect:      {"true", "yes", `Invalid value: "yes": ` + booleanErr},
 
 	routecore.AnnCertIssuer:                    {"shop-ca", "Shop_CA", `Invalid value: "Shop_CA": ` + subdomainMsg},
 	routecore.AnnCertIssuerName:                {"shop-ca", "shop ca", `Invalid value: "shop ca": ` + subdomainMsg},
@@ -152,6 +153,18 @@ func annotationExamples() ([]Example, error) {
 			Errors: []string{ann(a.Key) + v.err},
 		})
 	}
+	www := ann(routecore.AnnWWWRedirect) + `Invalid value: "true": `
+	out = append(out, Example{
+		Rule:   "`" + routecore.AnnWWWRedirect + "` is refused on wildcard routes (routeshift)",
+		Shows:  "`wildcardPolicy: Subdomain` with `" + routecore.AnnWWWRedirect + ": \"true\"`",
+		Change: Both(Annotate(routecore.AnnWWWRedirect, "true"), func(r *routecore.Route) { r.Spec.WildcardPolicy = routecore.WildcardPolicySubdomain }),
+		Errors: []string{www + "cannot be used on a wildcard route (wildcardPolicy Subdomain), which serves every host of its domain"},
+	}, Example{
+		Rule:   "… and where the host it redirects from would not be a valid host of two labels at least",
+		Shows:  "`host: www.com`, whose other host is `com`",
+		Change: Both(Annotate(routecore.AnnWWWRedirect, "true"), func(r *routecore.Route) { r.Spec.Host = "www.com" }),
+		Errors: []string{www + "the host redirected from, com, must have at least two labels"},
+	})
 	return out, nil
 }
 
