@@ -37,8 +37,9 @@ var routingEntries = []Entry{
 	{Annotation: "temporal-redirect-code", Verdict: Exact,
 		Caveat:  "It becomes the Routes' " + routecore.AnnRedirectCode + " when it is 301, 302, 303 or 307 (ingress-nginx's other codes from 300 to 307 are not supported).",
 		convert: convertRedirectCode},
-	{Annotation: "from-to-www-redirect", Verdict: NotSupported,
-		Caveat: "The router does not redirect between the www host and the bare host; serve both (add the other host as a rule or in server-alias) or redirect in the application."},
+	{Annotation: "from-to-www-redirect", Verdict: Approximate,
+		Caveat:  "true makes the Routes redirect the other host (the rule's host with its www prefix added or removed) to the rule's host (" + routecore.AnnWWWRedirect + "), with ingress-nginx's http-redirect-code (308 by default), unless a Route names that host itself, as ingress-nginx skips the redirect when another server has it; over HTTPS the other host is served the Route's certificate, not one of its own.",
+		convert: convertWWWRedirect},
 	{Annotation: "server-alias", Verdict: Exact,
 		Caveat:  "Each alias gets the same Routes as the rule's host.",
 		convert: convertServerAlias},
@@ -362,5 +363,21 @@ func convertAppRoot(c *converter, f *Finding) {
 	case !c.setChecked(routecore.AnnAppRoot, v):
 		f.Verdict = NotSupported
 		f.Caveat = "The Routes redirect / only to a path other than / of URL characters, without '#' or nginx variables (" + routecore.AnnAppRoot + "): write it so, such as /app."
+	}
+}
+
+// convertWWWRedirect asks the Routes to redirect the other host of their
+// rule's host (its www prefix added or removed) to it, with ingress-nginx's status.
+func convertWWWRedirect(c *converter, f *Finding) {
+	b, ok := c.boolValue(f.Key)
+	switch {
+	case !ok:
+		invalid(f, "true or false", "does not redirect, nor do the Routes")
+	case !b:
+		f.Verdict, f.Caveat = Exact, "false: no redirect, as without the annotation."
+	case c.setChecked(routecore.AnnWWWRedirect, "true"):
+		if code := strconv.Itoa(c.in.Globals.HTTPRedirectCode); code != "308" && checkRouteValue(routecore.AnnRedirectCode, code) == nil {
+			c.set(routecore.AnnRedirectCode, code)
+		}
 	}
 }
