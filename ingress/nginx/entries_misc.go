@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/routeshift/routeshift/routecore"
 )
 
 const (
 	// snippetCaveat is why snippets are refused.
 	snippetCaveat = "routeshift never runs proxy configuration written by Ingress authors: express what it does with the Routes' annotations and spec.httpHeaders, or in the application."
-	basicAuth     = "The router does no HTTP authentication: authenticate in the application, or put an authenticating proxy (such as oauth2-proxy) between the Route and the Service."
+	basicAuth     = "auth-type basic with an auth-file Secret (key auth, htpasswd lines) becomes " + routecore.AnnAuthBasicSecret + ", which the router reads only when a Role grants it that Secret (docs/router.md) and whose hashes must be bcrypt or SHA-256/512 crypt (htpasswd's default $apr1$ is refused: re-hash with htpasswd -B); digest and auth-map are not supported."
 	externalAuth  = "It goes with auth-url, and the router does not call authentication services: put an authenticating proxy (such as oauth2-proxy) between the Route and the Service."
 	waf           = "The router has no web application firewall: put one in front of the router or of the Service."
 	tracing       = "The router does not trace requests; it passes tracing headers such as traceparent on unchanged."
@@ -24,10 +26,11 @@ var miscEntries = []Entry{
 	{Annotation: "stream-snippet", Verdict: Refused, Caveat: snippetCaveat},
 	{Annotation: "modsecurity-snippet", Verdict: Refused, Caveat: snippetCaveat},
 
-	{Annotation: "auth-type", Verdict: NotSupported, Caveat: basicAuth},
-	{Annotation: "auth-secret", Verdict: NotSupported, Caveat: basicAuth},
-	{Annotation: "auth-secret-type", Verdict: NotSupported, Caveat: basicAuth},
-	{Annotation: "auth-realm", Verdict: NotSupported, Caveat: basicAuth},
+	{Annotation: "auth-type", Verdict: Approximate, Caveat: basicAuth, convert: convertBasicAuth},
+	{Annotation: "auth-secret", Verdict: Approximate, Caveat: basicAuth, convert: convertBasicAuth},
+	{Annotation: "auth-secret-type", Verdict: Approximate, Caveat: basicAuth, convert: convertBasicAuth},
+	{Annotation: "auth-realm", Verdict: Exact,
+		Caveat: "The realm of basic authentication (" + routecore.AnnAuthBasicRealm + ").", convert: convertBasicAuth},
 	{Annotation: "auth-url", Verdict: NotSupported,
 		Caveat: "The router does not call authentication services: put an authenticating proxy (such as oauth2-proxy) between the Route and the Service."},
 	{Annotation: "auth-method", Verdict: NotSupported, Caveat: externalAuth},
@@ -216,5 +219,41 @@ func convertCORSKey(c *converter, f *Finding) {
 	}
 	if !ok {
 		invalid(f, "a value ingress-nginx accepts (a comma-separated list of names, or seconds for cors-max-age)", "sends its default, as the Routes do")
+	}
+}
+
+// convertBasicAuth turns auth-type basic with an auth-file Secret into the
+// Route's basic authentication; each of the four annotations reports on
+// its part. The Secret must be in the Ingress's namespace.
+func convertBasicAuth(c *converter, f *Finding) {
+	typ, _ := c.value("auth-type")
+	secret, hasSecret := c.value("auth-secret")
+	secretType, _ := c.value("auth-secret-type")
+	foreign := false
+	if ns, name, cut := strings.Cut(secret, "/"); cut {
+		secret, foreign = name, ns != c.in.Namespace
+	}
+	switch {
+	case foreign:
+		f.Verdict, f.Caveat = NotSupported, "auth-secret names a Secret of another namespace, and a Route reads Secrets of its own namespace only: copy the Secret into the Ingress's namespace."
+		return
+	case typ == "digest":
+		f.Verdict, f.Caveat = NotSupported, "The router does no digest authentication: use auth-type basic with bcrypt hashes."
+		return
+	case typ != "basic":
+		f.Verdict, f.Caveat = NotSupported, "Without auth-type basic ingress-nginx asks for no credentials, nor do the Routes."
+		return
+	case !hasSecret || secret == "":
+		f.Verdict, f.Caveat = NotSupported, "Name the htpasswd Secret, in the Ingress's namespace, in auth-secret."
+		return
+	case secretType != "" && secretType != "auth-file":
+		f.Verdict, f.Caveat = NotSupported, "Only auth-file Secrets (key auth, htpasswd lines) are read: put the users' htpasswd lines under key auth."
+		return
+	case !c.setChecked(routecore.AnnAuthBasicSecret, secret):
+		f.Verdict, f.Caveat = NotSupported, "auth-secret must name a Secret of the Ingress's namespace."
+		return
+	}
+	if realm, ok := c.value("auth-realm"); ok && realm != "" && !c.setChecked(routecore.AnnAuthBasicRealm, realm) && f.Key == "auth-realm" {
+		f.Verdict, f.Caveat = NotSupported, "The realm must be text without double quotes or backslashes, at most 256 bytes."
 	}
 }
