@@ -167,6 +167,7 @@ func buildBackend(def *backendDefaults, in backendInput) backendOutput {
 			}
 		}
 	}
+	canaryServers(rt, d, out.groups)
 	defaults := ServerDefaults{SSL: ssl, MaxConn: max(rt.Overrides.PodConcurrentConnections, 0)}
 	for i := range d.Servers {
 		d.Servers[i].Checked = d.Servers[i].Enabled && enabled > 1

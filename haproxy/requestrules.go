@@ -122,6 +122,9 @@ func requestRules(def *backendDefaults, rt *router.Route, d *BackendData, out *b
 	if !wwwRedirect(rt, d) {
 		return "the www-redirect host cannot be quoted"
 	}
+	if why := canaryRules(rt, d); why != "" {
+		return why
+	}
 	if c := httpsRedirectCode(rt); c != 0 && c != 302 {
 		d.HTTPSRedirect = &HTTPSRedirectData{Port: def.httpsRedirectPort, Code: c}
 	}

@@ -329,6 +329,8 @@ type BackendData struct {
 	// WWWRedirect redirects requests for the route's other host
 	// (www-redirect), or is nil.
 	WWWRedirect *WWWRedirectData
+	// Canary is the header and cookie canary (canary-backend), or nil.
+	Canary *CanaryData
 	// HSTS is the quoted Strict-Transport-Security value, or empty. It
 	// goes on responses to requests that came over TLS only (RFC 6797
 	// §7.2): edge routes with insecure policy Allow also serve plain HTTP.

@@ -121,6 +121,15 @@ type Overrides struct {
 	// WWWRedirect redirects the route's other host (WWWRedirectHost) to
 	// its own host, while the route holds that host's claim.
 	WWWRedirect bool
+	// CanaryBackend names the canary among the alternate backends ("" for
+	// none); CanaryByHeader and CanaryByCookie name the header and cookie
+	// that pick it, CanaryByHeaderValue and CanaryByHeaderPattern the
+	// header value or pattern that does instead of "always".
+	CanaryBackend         string
+	CanaryByHeader        string
+	CanaryByHeaderValue   string
+	CanaryByHeaderPattern string
+	CanaryByCookie        string
 }
 
 // ForwardedHeadersPolicy is what a router does with the X-Forwarded-For,

@@ -51,10 +51,13 @@ func TestAnnotationExamples(t *testing.T) {
 		if err := a.Validate(field.NewPath("metadata", "annotations").Key(a.Key), v); err != nil {
 			t.Errorf("%s: example %q is refused: %v", a.Key, v, err)
 		}
-		if a.Key != routecore.AnnCertIssuerName && a.Key != routecore.AnnCertClusterIssuer {
+		// canary-by-header-pattern excludes canary-by-header-value.
+		if a.Key != routecore.AnnCertIssuerName && a.Key != routecore.AnnCertClusterIssuer && a.Key != routecore.AnnCanaryByHeaderPattern {
 			all.Annotations[a.Key] = v
 		}
 	}
+	// The canary example names an alternate backend.
+	all.Spec.AlternateBackends = []routecore.RouteTargetReference{{Kind: "Service", Name: "shop-canary"}}
 	routecore.Default(all, nil, routecore.DefaultOptions{})
 	if errs := routecore.ValidateRoute(all, routecore.ValidateOptions{}); len(errs) > 0 {
 		t.Errorf("a Route with every example annotation is invalid: %v", errs)

@@ -96,6 +96,21 @@ var extensionCatalogue = []Annotation{
 	{Key: AnnWWWRedirect, Help: wwwRedirectHelp,
 		Default: "false", OnlyFor: onlyHTTP, RefusedOutside: true,
 		validate: boolean, warn: booleanWarning, apply: func(v string, o *Overrides) { o.WWWRedirect = isTrue(v) }},
+	{Key: AnnCanaryBackend, Help: canaryBackendHelp,
+		Default: "no canary", OnlyFor: onlyHTTP, RefusedOutside: true,
+		validate: canaryServiceName, apply: func(v string, o *Overrides) { o.CanaryBackend = v }},
+	{Key: AnnCanaryByHeader, Help: canaryByHeaderHelp,
+		Default: "no header picks the canary", OnlyFor: onlyHTTP, RefusedOutside: true,
+		validate: canaryHeaderName, apply: func(v string, o *Overrides) { o.CanaryByHeader = v }},
+	{Key: AnnCanaryByHeaderValue, Help: canaryByHeaderValueHelp,
+		Default: "always", OnlyFor: onlyHTTP, RefusedOutside: true,
+		validate: canaryHeaderValue, apply: func(v string, o *Overrides) { o.CanaryByHeaderValue = v }},
+	{Key: AnnCanaryByHeaderPattern, Help: canaryByHeaderPatternHelp,
+		Default: "always", OnlyFor: onlyHTTP, RefusedOutside: true,
+		validate: canaryPattern, apply: func(v string, o *Overrides) { o.CanaryByHeaderPattern = v }},
+	{Key: AnnCanaryByCookie, Help: canaryByCookieHelp,
+		Default: "no cookie picks the canary", OnlyFor: onlyHTTP, RefusedOutside: true,
+		validate: ValidateCookieName, apply: func(v string, o *Overrides) { o.CanaryByCookie = v }},
 }
 
 // ParseBodySize reads a size as ingress-nginx writes it: a whole number of

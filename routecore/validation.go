@@ -228,9 +228,9 @@ func withResourceVersion(meta *metav1.ObjectMeta) *metav1.ObjectMeta {
 
 func (c *check) annotations() field.ErrorList {
 	_, valueErrs := c.annotationErrors()
-	wrong, www := c.annotationTerminations(), c.wwwRedirect()
-	if len(wrong) > 0 || len(www) > 0 {
-		return slices.Concat(valueErrs, wrong, www)
+	wrong, www, canary := c.annotationTerminations(), c.wwwRedirect(), c.canary()
+	if len(wrong) > 0 || len(www) > 0 || len(canary) > 0 {
+		return slices.Concat(valueErrs, wrong, www, canary)
 	}
 	return valueErrs
 }
@@ -469,7 +469,11 @@ func Warnings(route *Route, opts WarningOptions) []string {
 	if w := foreignGeneratedHost(route, opts.GeneratedHostSuffix); w != "" {
 		warnings = append(warnings, w)
 	}
-	return append(warnings, annotationWarnings(route)...)
+	warnings = append(warnings, annotationWarnings(route)...)
+	if w := canaryWarning(route); w != "" {
+		warnings = append(warnings, w)
+	}
+	return warnings
 }
 
 // foreignGeneratedHost reports a host marked generated that this cluster's

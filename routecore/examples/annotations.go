@@ -47,17 +47,22 @@ var annotationValues = map[string]annotationValue{
 	routecore.AnnSetForwardedHeaders:      {"if-none", "overwrite", `Unsupported value: "overwrite": supported values: "append", "replace", "if-none", "never"`},
 	routecore.AnnH1AdjustCase:             {"true", "yes", `Invalid value: "yes": ` + booleanErr},
 
-	routecore.AnnMaxBodySize:      {"8m", "8mb", `Invalid value: "8mb": must be a size such as 8m, 512k or 1048576: a whole number of bytes, optionally followed by k, m or g; 0 means no limit`},
-	routecore.AnnIPDenylist:       {"203.0.113.0/24 2001:db8::1", "203.0.113.0/24,10.0.0.1", `Invalid value: "203.0.113.0/24,10.0.0.1": ` + ipErr},
-	routecore.AnnRedirectTo:       {"https://www.example.com/new$request_uri", "www.example.com", `Invalid value: "www.example.com": must be an absolute http or https URL with a host, such as https://www.example.com/new$request_uri`},
-	routecore.AnnRedirectCode:     {"308", "300", `Unsupported value: "300": supported values: "301", "302", "303", "307", "308"`},
-	routecore.AnnAppRoot:          {"/app", "app", `Invalid value: "app": must be a path other than / starting with a single '/', of letters, digits and -._~:/?[]@!&'()*+,;=% (no spaces, quotes or '#'), such as /app`},
-	routecore.AnnAuthBasicSecret:  {"shop-users", "Shop_Users", `Invalid value: "Shop_Users": must be the name of a Secret in the Route's namespace: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
-	routecore.AnnAuthBasicRealm:   {"Shop staff", `Shop "staff"`, `Invalid value: "Shop \"staff\"": must be a non-empty text without double quotes or backslashes`},
-	routecore.AnnAuthBasicForward: {"true", "yes", `Invalid value: "yes": ` + booleanErr},
-	routecore.AnnRateLimitStatus:  {"429", "503", `Unsupported value: "503": supported values: "429"`},
-	routecore.AnnRateLimitExempt:  {"10.0.0.0/8", "10.0.0.0/8;192.168.0.1", `Invalid value: "10.0.0.0/8;192.168.0.1": ` + ipErr},
-	routecore.AnnWWWRedirect:      {"true", "yes", `Invalid value: "yes": ` + booleanErr},
+	routecore.AnnMaxBodySize:           {"8m", "8mb", `Invalid value: "8mb": must be a size such as 8m, 512k or 1048576: a whole number of bytes, optionally followed by k, m or g; 0 means no limit`},
+	routecore.AnnIPDenylist:            {"203.0.113.0/24 2001:db8::1", "203.0.113.0/24,10.0.0.1", `Invalid value: "203.0.113.0/24,10.0.0.1": ` + ipErr},
+	routecore.AnnRedirectTo:            {"https://www.example.com/new$request_uri", "www.example.com", `Invalid value: "www.example.com": must be an absolute http or https URL with a host, such as https://www.example.com/new$request_uri`},
+	routecore.AnnRedirectCode:          {"308", "300", `Unsupported value: "300": supported values: "301", "302", "303", "307", "308"`},
+	routecore.AnnAppRoot:               {"/app", "app", `Invalid value: "app": must be a path other than / starting with a single '/', of letters, digits and -._~:/?[]@!&'()*+,;=% (no spaces, quotes or '#'), such as /app`},
+	routecore.AnnAuthBasicSecret:       {"shop-users", "Shop_Users", `Invalid value: "Shop_Users": must be the name of a Secret in the Route's namespace: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
+	routecore.AnnAuthBasicRealm:        {"Shop staff", `Shop "staff"`, `Invalid value: "Shop \"staff\"": must be a non-empty text without double quotes or backslashes`},
+	routecore.AnnAuthBasicForward:      {"true", "yes", `Invalid value: "yes": ` + booleanErr},
+	routecore.AnnRateLimitStatus:       {"429", "503", `Unsupported value: "503": supported values: "429"`},
+	routecore.AnnRateLimitExempt:       {"10.0.0.0/8", "10.0.0.0/8;192.168.0.1", `Invalid value: "10.0.0.0/8;192.168.0.1": ` + ipErr},
+	routecore.AnnWWWRedirect:           {"true", "yes", `Invalid value: "yes": ` + booleanErr},
+	routecore.AnnCanaryBackend:         {"shop-canary", "Shop_Canary", `Invalid value: "Shop_Canary": must be the name of a Service among spec.alternateBackends: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
+	routecore.AnnCanaryByHeader:        {"X-Canary", "X Canary", `Invalid value: "X Canary": must be an HTTP header name of letters, digits, '-', '_' and '.', such as X-Canary`},
+	routecore.AnnCanaryByHeaderValue:   {"beta-testers", "never", `Invalid value: "never": must not be "never", which keeps requests away from the canary`},
+	routecore.AnnCanaryByHeaderPattern: {"^(beta|staff)-", "^(?s)beta", `Invalid value: "^(?s)beta": (?s) is not accepted: accepted are literals, ., classes, | and groups, (?: ), (?i), (?i: ), repetitions, ^, $ and the escapes \d \D \s \S \w \W \b \B \A \z \t \n \r \f \xHH and \ before punctuation, in ASCII`},
+	routecore.AnnCanaryByCookie:        {"canary", "canary=always", `Invalid value: "canary=always": ` + cookieErr},
 
 	routecore.AnnCertIssuer:                    {"shop-ca", "Shop_CA", `Invalid value: "Shop_CA": ` + subdomainMsg},
 	routecore.AnnCertIssuerName:                {"shop-ca", "shop ca", `Invalid value: "shop ca": ` + subdomainMsg},
@@ -164,6 +169,26 @@ func annotationExamples() ([]Example, error) {
 		Shows:  "`host: www.com`, whose other host is `com`",
 		Change: Both(Annotate(routecore.AnnWWWRedirect, "true"), func(r *routecore.Route) { r.Spec.Host = "www.com" }),
 		Errors: []string{www + "the host redirected from, com, must have at least two labels"},
+	})
+	canary := func(r *routecore.Route) {
+		r.Spec.AlternateBackends = []routecore.RouteTargetReference{{Kind: "Service", Name: "shop-canary"}, {Kind: "Service", Name: "shop-next"}}
+	}
+	out = append(out, Example{
+		Rule:   "`" + routecore.AnnCanaryBackend + "` names one of `spec.alternateBackends` (routeshift)",
+		Shows:  "`" + routecore.AnnCanaryBackend + ": shop-beta` with alternate backends shop-canary and shop-next",
+		Change: Both(canary, Annotate(routecore.AnnCanaryBackend, "shop-beta"), Annotate(routecore.AnnCanaryByHeader, "X-Canary")),
+		Errors: []string{ann(routecore.AnnCanaryBackend) + `Invalid value: "shop-beta": must name one of spec.alternateBackends: "shop-canary", "shop-next"`},
+	}, Example{
+		Rule:   "… and `" + routecore.AnnCanaryByHeader + "` and `" + routecore.AnnCanaryByCookie + "` need it",
+		Shows:  "`" + routecore.AnnCanaryByCookie + ": canary` alone",
+		Change: Both(canary, Annotate(routecore.AnnCanaryByCookie, "canary")),
+		Errors: []string{ann(routecore.AnnCanaryByCookie) + `Invalid value: "canary": needs ` + routecore.AnnCanaryBackend + ", the alternate backend it sends requests to"},
+	}, Example{
+		Rule:  "`" + routecore.AnnCanaryByHeaderValue + "` and `" + routecore.AnnCanaryByHeaderPattern + "` need `" + routecore.AnnCanaryByHeader + "` and exclude each other",
+		Shows: "both, with canary-by-header",
+		Change: Both(canary, Annotate(routecore.AnnCanaryBackend, "shop-canary"), Annotate(routecore.AnnCanaryByHeader, "X-Canary"),
+			Annotate(routecore.AnnCanaryByHeaderValue, "beta"), Annotate(routecore.AnnCanaryByHeaderPattern, "^beta")),
+		Errors: []string{ann(routecore.AnnCanaryByHeaderPattern) + `Invalid value: "^beta": cannot be used with ` + routecore.AnnCanaryByHeaderValue + ": set one of them"},
 	})
 	return out, nil
 }
