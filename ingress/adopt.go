@@ -149,6 +149,9 @@ const maxWeight = 256
 type canaryBackend struct {
 	ingress, service string
 	weight, total    int32
+	// byRequest are the Route annotations that choose the canary by header
+	// or cookie (nil: by weight only).
+	byRequest map[string]string
 	// port is the Route port of the canary's backend (nil: every port of
 	// an unnamed Service port); unresolved says why it has none.
 	port       *routecore.RoutePort
@@ -182,10 +185,11 @@ func canariesFor(ing *networkingv1.Ingress, host, path string, objs Objects, opt
 			continue
 		}
 		conv := convert(c, opts)
-		if conv.Canary == nil || conv.Canary.Weight <= 0 {
+		if conv.Canary == nil || (conv.Canary.Weight <= 0 && conv.Canary.ByRequest == nil) {
 			continue
 		}
-		cb := canaryBackend{ingress: c.Name, service: backend.Name, weight: conv.Canary.Weight, total: conv.Canary.Total}
+		cb := canaryBackend{ingress: c.Name, service: backend.Name, weight: conv.Canary.Weight, total: conv.Canary.Total,
+			byRequest: conv.Canary.ByRequest}
 		switch svc := objs.Service(ing.Namespace, backend.Name); {
 		case svc == nil:
 			cb.unresolved = fmt.Sprintf("its backend service %q is not found", backend.Name)
@@ -250,9 +254,28 @@ func mergeCanaries(r *routecore.Route, canaries []canaryBackend) string {
 	}
 	w := scale(primary)
 	r.Spec.To.Weight = &w
+	chosen := ""
 	for _, c := range canaries {
 		cw := scale(min(c.weight, total))
 		r.Spec.AlternateBackends = append(r.Spec.AlternateBackends, routecore.RouteTargetReference{Kind: "Service", Name: c.service, Weight: &cw})
+		switch {
+		case c.byRequest == nil:
+		case chosen != "":
+			problems = append(problems, fmt.Sprintf("canary Ingress %s is merged into Route %s by weight only: the Route already sends requests by header or cookie to canary Ingress %s, and a Route chooses one canary so",
+				c.ingress, r.Name, chosen))
+		case c.service == r.Spec.To.Name:
+			problems = append(problems, fmt.Sprintf("canary Ingress %s is merged into Route %s by weight only: its Service is the Route's own, so no request can be sent to it by header or cookie",
+				c.ingress, r.Name))
+		default:
+			chosen = c.ingress
+			if r.Annotations == nil {
+				r.Annotations = map[string]string{}
+			}
+			r.Annotations[routecore.AnnCanaryBackend] = c.service
+			for k, v := range c.byRequest {
+				r.Annotations[k] = v
+			}
+		}
 	}
 	return strings.Join(problems, "; ")
 }

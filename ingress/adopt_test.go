@@ -1,6 +1,7 @@
 package ingress
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -314,6 +315,49 @@ func TestCanaries(t *testing.T) {
 			}
 		})
 	}
+	t.Run("header and cookie canaries choose the canary on the primary's Route", func(t *testing.T) {
+		byHeader := canaryIngress("by-header", "web-canary", "0", "")
+		byHeader.Annotations["nginx.ingress.kubernetes.io/canary-by-header"] = "X-Canary"
+		byHeader.Annotations["nginx.ingress.kubernetes.io/canary-by-header-value"] = "yes"
+		byCookie := canaryIngress("by-cookie", "api", "10", "")
+		byCookie.Annotations["nginx.ingress.kubernetes.io/canary-by-cookie"] = "beta"
+		res := translateAdoptedWeighted(t, primary(), byCookie, byHeader)
+		if len(res.Routes) != 1 {
+			t.Fatalf("%d Routes; problems %q", len(res.Routes), res.Problems)
+		}
+		r := res.Routes[0]
+		var got []string
+		for _, b := range r.Spec.AlternateBackends {
+			got = append(got, fmt.Sprintf("%s %d", b.Name, *b.Weight))
+		}
+		// Canaries merge in name order: by-cookie first, which chooses.
+		if want := []string{"api 10", "web-canary 0"}; !slices.Equal(got, want) || *r.Spec.To.Weight != 90 {
+			t.Errorf("backends %v (to %d), want %v (to 90)", got, *r.Spec.To.Weight, want)
+		}
+		want := map[string]string{routecore.AnnCanaryBackend: "api", routecore.AnnCanaryByCookie: "beta", routecore.AnnCanaryByHeader: "", routecore.AnnCanaryByHeaderValue: ""}
+		for k, v := range want {
+			if g, ok := r.Annotations[k]; g != v || (v == "" && ok) {
+				t.Errorf("annotation %s = %q (set %v), want %q", k, g, ok, v)
+			}
+		}
+		if len(res.Problems) != 1 || !strings.Contains(res.Problems[0], "canary Ingress by-header is merged into Route") ||
+			!strings.Contains(res.Problems[0], "already sends requests by header or cookie to canary Ingress by-cookie") {
+			t.Errorf("problems %q", res.Problems)
+		}
+		if errs := routecore.ValidateRoute(r, routecore.ValidateOptions{}); len(errs) > 0 {
+			t.Errorf("the merged Route is invalid: %v", errs)
+		}
+		// Alone, the header canary (weight 0) chooses.
+		res = translateAdoptedWeighted(t, primary(), byHeader)
+		r = res.Routes[0]
+		if r.Annotations[routecore.AnnCanaryBackend] != "web-canary" || r.Annotations[routecore.AnnCanaryByHeader] != "X-Canary" ||
+			r.Annotations[routecore.AnnCanaryByHeaderValue] != "yes" || len(r.Spec.AlternateBackends) != 1 || *r.Spec.AlternateBackends[0].Weight != 0 {
+			t.Errorf("header canary: annotations %v, backends %v", r.Annotations, r.Spec.AlternateBackends)
+		}
+		if errs := routecore.ValidateRoute(r, routecore.ValidateOptions{}); len(errs) > 0 {
+			t.Errorf("the merged Route is invalid: %v", errs)
+		}
+	})
 	t.Run("the canary itself has no Route", func(t *testing.T) {
 		c := canaryIngress("web-canary", "web-canary", "30", "")
 		res := translateAdopted(t, c, primary())

@@ -30,10 +30,15 @@ type Input struct {
 // primary Ingress's Route as an alternate backend.
 type Canary struct {
 	// Weight is canary-weight (0 when only header or cookie canaries were
-	// asked for, which Routes cannot do).
+	// asked for).
 	Weight int32
 	// Total is canary-weight-total, 100 by default.
 	Total int32
+	// ByRequest are the primary Route's annotations that send requests to
+	// this canary by header or cookie (routeshift.io/canary-by-header and
+	// its value or pattern, canary-by-cookie), without canary-backend,
+	// which the merge adds; nil when the canary is chosen by weight only.
+	ByRequest map[string]string
 }
 
 // Conversion is what the Routes of one Ingress get from its ingress-nginx

@@ -95,21 +95,21 @@ var canaryEntries = []Entry{
 	{Annotation: "canary-weight-total", Verdict: Exact,
 		Caveat:  "The total canary-weight is out of (100 by default).",
 		convert: convertCanaryWeight},
-	{Annotation: "canary-by-header", Verdict: NotSupported,
+	{Annotation: "canary-by-header", Verdict: Exact,
 		Caveat:  canaryByRequest,
 		convert: convertCanaryByRequest},
-	{Annotation: "canary-by-header-value", Verdict: NotSupported,
+	{Annotation: "canary-by-header-value", Verdict: Exact,
 		Caveat:  canaryByRequest,
 		convert: convertCanaryByRequest},
-	{Annotation: "canary-by-header-pattern", Verdict: NotSupported,
+	{Annotation: "canary-by-header-pattern", Verdict: Exact,
 		Caveat:  canaryByRequest,
 		convert: convertCanaryByRequest},
-	{Annotation: "canary-by-cookie", Verdict: NotSupported,
+	{Annotation: "canary-by-cookie", Verdict: Exact,
 		Caveat:  canaryByRequest,
 		convert: convertCanaryByRequest},
 }
 
-const canaryByRequest = "Routes split traffic by weight only, so this canary gets no requests by header or cookie (a later routeshift release adds them); meanwhile give it a canary-weight or a Route of its own."
+const canaryByRequest = "The primary Ingress's Routes send matching requests to this canary (routeshift.io/canary-backend with the same header or cookie rule), never keeps them off it, and the others follow the weights; one canary per Route can be chosen so."
 
 func convertUseRegex(c *converter, f *Finding) {
 	b, ok := c.boolValue(f.Key)
@@ -194,7 +194,7 @@ func convertCanary(c *converter, f *Finding) {
 			total = n
 		}
 		weight, _ := c.intValue("canary-weight", 0)
-		c.out.Canary = &Canary{Weight: int32(min(weight, total)), Total: int32(total)}
+		c.out.Canary = &Canary{Weight: int32(min(weight, total)), Total: int32(total), ByRequest: c.canaryByRequest()}
 	}
 }
 
@@ -225,7 +225,66 @@ func convertCanaryWeight(c *converter, f *Finding) {
 func convertCanaryByRequest(c *converter, f *Finding) {
 	if !c.canary {
 		noEffect(f, `canary: "true"`)
+		return
 	}
+	v, _ := c.value(f.Key)
+	switch f.Key {
+	case "canary-by-header-value", "canary-by-header-pattern":
+		if _, ok := c.value("canary-by-header"); !ok {
+			noEffect(f, "canary-by-header")
+			return
+		}
+	}
+	if key := canaryKeys[f.Key]; checkRouteValue(key, v) != nil {
+		f.Verdict, f.Caveat = NotSupported, fmt.Sprintf("The value is not one %s takes, so this canary is chosen by weight only: see docs/reference/annotations.md.", key)
+		return
+	}
+	if f.Key == "canary-by-header-pattern" {
+		if _, both := c.value("canary-by-header-value"); both {
+			f.Verdict, f.Caveat = Exact, "canary-by-header-value wins, in ingress-nginx as on the Route."
+			return
+		}
+		f.Verdict, f.Caveat = Approximate, "The Route matches the header with the pattern ("+routecore.AnnCanaryByHeaderPattern+"), which takes a subset of regular expressions (no \\p classes or inline flags but (?i)); never still keeps the request off the canary."
+	}
+}
+
+// canaryKeys are the Route annotations of the canary-by annotations.
+var canaryKeys = map[string]string{
+	"canary-by-header":         routecore.AnnCanaryByHeader,
+	"canary-by-header-value":   routecore.AnnCanaryByHeaderValue,
+	"canary-by-header-pattern": routecore.AnnCanaryByHeaderPattern,
+	"canary-by-cookie":         routecore.AnnCanaryByCookie,
+}
+
+// canaryByRequest are the primary Route's annotations that choose this
+// canary Ingress by header or cookie, as ingress-nginx reads them: the
+// header's value wins over its pattern; a value routecore refuses leaves
+// the canary to its weight. Nil when there are none.
+func (c *converter) canaryByRequest() map[string]string {
+	out := map[string]string{}
+	if h, ok := c.value("canary-by-header"); ok && checkRouteValue(routecore.AnnCanaryByHeader, h) == nil {
+		out[routecore.AnnCanaryByHeader] = h
+		if v, ok := c.value("canary-by-header-value"); ok && v != "" {
+			if checkRouteValue(routecore.AnnCanaryByHeaderValue, v) == nil {
+				out[routecore.AnnCanaryByHeaderValue] = v
+			} else {
+				delete(out, routecore.AnnCanaryByHeader)
+			}
+		} else if p, ok := c.value("canary-by-header-pattern"); ok && p != "" {
+			if checkRouteValue(routecore.AnnCanaryByHeaderPattern, p) == nil {
+				out[routecore.AnnCanaryByHeaderPattern] = p
+			} else {
+				delete(out, routecore.AnnCanaryByHeader)
+			}
+		}
+	}
+	if k, ok := c.value("canary-by-cookie"); ok && checkRouteValue(routecore.AnnCanaryByCookie, k) == nil {
+		out[routecore.AnnCanaryByCookie] = k
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // redirectTo is what permanent-redirect and temporal-redirect ask of an

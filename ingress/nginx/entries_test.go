@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -220,11 +221,24 @@ var entryCases = []entryCase{
 	{key: "canary-weight", in: kv("canary", "true", "canary-weight", "-1"), verdict: NotSupported, canary: &Canary{Weight: 0, Total: 100}},
 	{key: "canary-weight-total", in: kv("canary", "true", "canary-weight", "5", "canary-weight-total", "10"), verdict: Exact, canary: &Canary{Weight: 5, Total: 10}},
 	{key: "canary-weight-total", in: kv("canary", "true", "canary-weight-total", "x"), verdict: NotSupported, canary: &Canary{Weight: 0, Total: 100}},
-	{key: "canary-by-header", in: kv("canary", "true", "canary-by-header", "X-Canary"), verdict: NotSupported, canary: &Canary{Weight: 0, Total: 100}},
+	{key: "canary-by-header", in: kv("canary", "true", "canary-by-header", "X-Canary"), verdict: Exact,
+		canary: &Canary{Weight: 0, Total: 100, ByRequest: map[string]string{routecore.AnnCanaryByHeader: "X-Canary"}}},
 	{key: "canary-by-header", in: kv("canary-by-header", "X-Canary"), verdict: Exact, noCanary: true},
-	{key: "canary-by-header-value", in: kv("canary", "true", "canary-by-header", "X", "canary-by-header-value", "yes"), verdict: NotSupported, canary: &Canary{Total: 100}},
-	{key: "canary-by-header-pattern", in: kv("canary", "true", "canary-by-header", "X", "canary-by-header-pattern", "^y"), verdict: NotSupported, canary: &Canary{Total: 100}},
-	{key: "canary-by-cookie", in: kv("canary", "true", "canary-by-cookie", "canary"), verdict: NotSupported, canary: &Canary{Total: 100}},
+	{key: "canary-by-header", in: kv("canary", "true", "canary-by-header", "X Canary"), verdict: NotSupported, canary: &Canary{Total: 100},
+		caveatHas: "chosen by weight only"},
+	{key: "canary-by-header-value", in: kv("canary", "true", "canary-by-header", "X", "canary-by-header-value", "yes"), verdict: Exact,
+		canary: &Canary{Total: 100, ByRequest: map[string]string{routecore.AnnCanaryByHeader: "X", routecore.AnnCanaryByHeaderValue: "yes"}}},
+	{key: "canary-by-header-value", in: kv("canary", "true", "canary-by-header-value", "yes"), verdict: Exact, canary: &Canary{Total: 100},
+		caveatHas: "no effect"},
+	{key: "canary-by-header-pattern", in: kv("canary", "true", "canary-by-header", "X", "canary-by-header-pattern", "^y"), verdict: Approximate,
+		canary: &Canary{Total: 100, ByRequest: map[string]string{routecore.AnnCanaryByHeader: "X", routecore.AnnCanaryByHeaderPattern: "^y"}}},
+	{key: "canary-by-header-pattern", in: kv("canary", "true", "canary-by-header", "X", "canary-by-header-value", "v", "canary-by-header-pattern", "^y"),
+		verdict: Exact, caveatHas: "canary-by-header-value wins",
+		canary: &Canary{Total: 100, ByRequest: map[string]string{routecore.AnnCanaryByHeader: "X", routecore.AnnCanaryByHeaderValue: "v"}}},
+	{key: "canary-by-header-pattern", in: kv("canary", "true", "canary-by-header", "X", "canary-by-header-pattern", `\p{L}`), verdict: NotSupported,
+		canary: &Canary{Total: 100}},
+	{key: "canary-by-cookie", in: kv("canary", "true", "canary-by-cookie", "canary"), verdict: Exact,
+		canary: &Canary{Total: 100, ByRequest: map[string]string{routecore.AnnCanaryByCookie: "canary"}}},
 
 	// Balancing and affinity.
 	{key: "affinity", in: kv("affinity", "cookie"), verdict: Approximate, ann: annotations(annCookies, absent)},
@@ -475,7 +489,7 @@ func checkFields(t *testing.T, tc entryCase, conv Conversion) {
 		t.Errorf("extra hosts %q, want %q", conv.ExtraHosts, tc.hosts)
 	}
 	switch {
-	case tc.canary != nil && (conv.Canary == nil || *conv.Canary != *tc.canary):
+	case tc.canary != nil && (conv.Canary == nil || !reflect.DeepEqual(*conv.Canary, *tc.canary)):
 		t.Errorf("canary %+v, want %+v", conv.Canary, tc.canary)
 	case tc.noCanary && conv.Canary != nil:
 		t.Errorf("canary %+v, want none", conv.Canary)
