@@ -29,6 +29,7 @@ const (
 
 // BasicAuthUser is one htpasswd entry: a user and the crypt(3) hash of
 // their password.
+// +kubebuilder:object:generate=false
 type BasicAuthUser struct {
 	Name, Hash string
 }

@@ -49,6 +49,7 @@ const (
 // BodySize is the max-body-size annotation's value: Set when the route
 // sets one (Bytes 0 lifts the router's limit), else the router's default
 // applies.
+// +kubebuilder:object:generate=false
 type BodySize struct {
 	Set   bool
 	Bytes int64
