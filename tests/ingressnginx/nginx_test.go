@@ -250,9 +250,9 @@ func testAllowlist(t *testing.T, e *env) {
 }
 
 // testRedirect: a TLS Ingress is served over HTTPS with its Secret's
-// certificate, and plain HTTP is redirected to HTTPS (the conversion
-// documents 302 where ingress-nginx answers 308), keeping path and query;
-// with ssl-redirect "false" plain HTTP is served.
+// certificate, and plain HTTP is redirected to HTTPS with ingress-nginx's
+// status (308, its http-redirect-code, kept by routeshift.io/redirect-code),
+// keeping path and query; with ssl-redirect "false" plain HTTP is served.
 func testRedirect(t *testing.T, e *env) {
 	ns := e.cp.CreateNamespace(t, "redirect")
 	svc := e.service(t, ns, "web", startBackend(t, "web", 0))
@@ -297,8 +297,8 @@ func testRedirect(t *testing.T, e *env) {
 				return
 			}
 			want := "https://" + tc.host + "/some/path?q=1"
-			if got.code != http.StatusFound || got.ok || got.header.Get("Location") != want {
-				t.Errorf("plain HTTP: %d Location %q (backend reached %t), want 302 (the code the conversion documents) to %s",
+			if got.code != http.StatusPermanentRedirect || got.ok || got.header.Get("Location") != want {
+				t.Errorf("plain HTTP: %d Location %q (backend reached %t), want 308 (ingress-nginx's) to %s",
 					got.code, got.header.Get("Location"), got.ok, want)
 			}
 		})
