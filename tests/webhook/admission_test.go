@@ -57,6 +57,8 @@ func TestRejections(t *testing.T) {
 			want: `The Route "moved" is invalid: metadata.annotations[routeshift.io/redirect-to]: Invalid value: "/new": must be an absolute http or https URL with a host, such as https://www.example.com/new$request_uri`},
 		{name: "deny list on passthrough", manifest: routeYAML("pt-deny", ns, "  annotations:\n    routeshift.io/ip-denylist: 203.0.113.0/24\nspec:\n  host: www.example.com\n  tls: {termination: passthrough}\n  to: {name: web}\n"),
 			want: `The Route "pt-deny" is invalid: metadata.annotations[routeshift.io/ip-denylist]: Invalid value: "203.0.113.0/24": has no effect on passthrough routes, whose TLS the router passes through unread: remove it, or terminate TLS at the router (edge or reencrypt)`},
+		{name: "canary that is not an alternate backend", manifest: routeYAML("canary", ns, "  annotations:\n    routeshift.io/canary-backend: web-next\n    routeshift.io/canary-by-header: X-Canary\nspec:\n  host: www.example.com\n  to: {name: web}\n  alternateBackends: [{name: web-canary, weight: 0}]\n"),
+			want: `The Route "canary" is invalid: metadata.annotations[routeshift.io/canary-backend]: Invalid value: "web-next": must name one of spec.alternateBackends: "web-canary"`},
 		{name: "upper-case host", manifest: routeYAML("upper", ns, "spec:\n  host: WWW.example.com\n  to: {name: web}\n"),
 			want: `The Route "upper" is invalid: ` + "\n" +
 				`* spec.host: Invalid value: "WWW.example.com": host must conform to DNS 952 subdomain conventions` + "\n" +
