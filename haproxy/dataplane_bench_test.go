@@ -162,6 +162,8 @@ type benchRoutes struct {
 	port    int
 	hosts   []string
 	workDir string
+	// user and password, when set, are sent with every request.
+	user, password string
 }
 
 // workerRSS is the resident memory, in KiB, of the HAProxy worker running
@@ -253,6 +255,9 @@ func (br *benchRoutes) throughput(b *testing.B, duration time.Duration) float64 
 			for time.Now().Before(stop) {
 				req, _ := http.NewRequest(http.MethodGet, url, nil)
 				req.Host = br.hosts[rand.IntN(len(br.hosts))]
+				if br.user != "" {
+					req.SetBasicAuth(br.user, br.password)
+				}
 				resp, err := client.Do(req)
 				if err != nil {
 					failed.Add(1)
